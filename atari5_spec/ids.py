@@ -1,0 +1,79 @@
+"""Identifiers: algorithm slugs and the resolution of game names.
+
+Algorithm ids are slugs of the published name (``"Prior+Duel hs"`` ->
+``prior-duel-hs``). Game ids are ALE ROM ids (``battle_zone``); a game can be
+named in any common spelling: ROM id, Gymnasium id (``ALE/BattleZone-v5``,
+``BattleZoneNoFrameskip-v4``), or a printed name ("Battle Zone", "Q*bert"),
+ignoring case and punctuation.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from typing import Iterable, Mapping
+
+import pandas as pd
+
+__all__ = ["algorithm_slug", "ALGORITHM_ID_PATTERN", "game_key", "game_aliases", "resolve_game",
+           "UnknownGameError"]
+
+ALGORITHM_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+
+# Greek letters appear in a few published names (Sarsa-ε); spell them out so
+# that distinct names keep distinct slugs.
+_GREEK = {"ε": "epsilon", "φ": "phi", "λ": "lambda", "α": "alpha", "β": "beta", "γ": "gamma"}
+
+
+def algorithm_slug(name: str) -> str:
+    """Lower-case slug of a published algorithm name: runs outside [a-z0-9] become '-'."""
+    text = "".join(f"-{_GREEK[c]}-" if c in _GREEK else c for c in name.strip().lower())
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
+    if not slug:
+        raise ValueError(f"cannot make an id from algorithm name {name!r}")
+    return slug
+
+
+def game_key(text: str) -> str:
+    """Case- and punctuation-insensitive key of a game spelling (letters and digits only)."""
+    text = str(text).strip()
+    text = re.sub(r"^ALE/", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"(NoFrameskip|Deterministic)?-v\d+$", "", text, flags=re.IGNORECASE)
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def game_aliases(games: pd.DataFrame, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Map every accepted spelling key to a game id, from the games table.
+
+    Keys come from the ROM id, the display name and the Gymnasium id; ``extra``
+    adds spellings (e.g. the paper's "Ms Pacman") that reduce to another key.
+    """
+    aliases: dict[str, str] = {}
+    for row in games.itertuples(index=False):
+        for spelling in (row.game_id, row.name, row.gymnasium_id):
+            aliases[game_key(spelling)] = row.game_id
+    for spelling, game_id in (extra or {}).items():
+        aliases[game_key(spelling)] = game_id
+    return aliases
+
+
+class UnknownGameError(ValueError):
+    """A game name that matches no game; carries the closest known names."""
+
+    def __init__(self, name: str, suggestions: Iterable[str]):
+        self.name = name
+        self.suggestions = list(suggestions)
+        hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f"unknown game {name!r}{hint}")
+
+
+def resolve_game(name: str, aliases: Mapping[str, str]) -> str:
+    """The game id for ``name`` in any accepted spelling, or UnknownGameError with suggestions."""
+    key = game_key(name)
+    if key in aliases:
+        return aliases[key]
+    close = difflib.get_close_matches(key, list(aliases), n=5, cutoff=0.6)
+    suggestions = list(dict.fromkeys(aliases[k] for k in close))[:3]
+    raise UnknownGameError(name, suggestions)

@@ -1,0 +1,83 @@
+"""Deterministic, atomic writing of the package's CSV tables.
+
+Every table the project writes goes through :func:`format_value` so that the
+same data always gives byte-identical files: numbers in the shortest form that
+round-trips exactly (``repr`` of a float, integers without ``.0``), booleans as
+``true``/``false``, missing values as empty cells, LF line endings.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import pandas as pd
+
+__all__ = ["format_value", "csv_text", "write_text_atomic", "file_stats"]
+
+
+def format_value(value) -> str:
+    """Format one cell: shortest exact text for numbers, empty for missing."""
+    if value is None or value is pd.NA:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if hasattr(value, "dtype") and getattr(value, "dtype").kind == "b":  # numpy bool
+        return "true" if bool(value) else "false"
+    if isinstance(value, (int,)) or (hasattr(value, "dtype") and value.dtype.kind in "iu"):
+        return str(int(value))
+    if isinstance(value, float) or (hasattr(value, "dtype") and value.dtype.kind == "f"):
+        x = float(value)
+        if math.isnan(x):
+            return ""
+        if not math.isfinite(x):
+            raise ValueError(f"cannot write non-finite number {x!r}")
+        # Integral values are written without a trailing '.0'; both forms parse
+        # back to the same float, the short one is what a person would type.
+        if x.is_integer() and abs(x) < 2**53:
+            return str(int(x))
+        return repr(x)
+    return str(value)
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence]) -> str:
+    """Render rows as CSV text (minimal quoting, LF line endings)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([format_value(v) for v in row])
+    return buffer.getvalue()
+
+
+def frame_csv_text(frame: pd.DataFrame, columns: Sequence[str]) -> str:
+    """Render a DataFrame's ``columns`` (in that order) as CSV text."""
+    records = frame[list(columns)].astype(object).where(frame[list(columns)].notna(), None)
+    return csv_text(columns, records.itertuples(index=False, name=None))
+
+
+def write_text_atomic(path: Path | str, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old or the new file, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def file_stats(path: Path | str) -> Mapping[str, object]:
+    """The ``bytes`` and ``hash`` (``sha256:...``) Frictionless records for a file."""
+    data = Path(path).read_bytes()
+    return {"bytes": len(data), "hash": "sha256:" + hashlib.sha256(data).hexdigest()}
