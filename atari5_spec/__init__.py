@@ -1,0 +1,35 @@
+"""atari5-spec: the Atari-5 benchmark as a data package and a scoring spec.
+
+The public API is small and usable from a notebook:
+
+>>> import atari5_spec
+>>> data = atari5_spec.load()                          # tidy pandas frames
+>>> problems = atari5_spec.validate()                  # [] when the package is valid
+>>> result = atari5_spec.score({"battle_zone": 30000, "double_dunk": 0, ...})
+
+Heavy modules (pandas, frictionless, pandera) are imported on first use, so
+that the command line starts quickly.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "load": ("loading", "load"),
+    "Dataset": ("loading", "Dataset"),
+    "validate": ("validation", "validate_package"),
+    "score": ("scoring", "score"),
+    "verify": ("verification", "verify"),
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

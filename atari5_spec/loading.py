@@ -10,11 +10,10 @@ import pandas as pd
 
 from .datapackage import package_root, read_descriptor, resource_path, schema_of
 
-__all__ = ["Dataset", "load", "read_table", "PANDAS_DTYPES"]
+__all__ = ["Dataset", "load", "read_table", "TableReadError", "PANDAS_DTYPES"]
 
 # Frictionless field type -> pandas dtype (nullable, so that missing stays missing).
 PANDAS_DTYPES = {"string": "string", "number": "float64", "integer": "Int64", "boolean": "boolean"}
-_BOOLEAN = {"true": True, "false": False}
 
 
 class Dataset(NamedTuple):
@@ -28,35 +27,57 @@ class Dataset(NamedTuple):
     root: Path
 
 
+_PATTERNS = {
+    # Plain decimal or scientific notation; NaN/inf parse here and are then
+    # rejected by validation with their line, instead of failing to load.
+    "number": r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|NaN|NAN|inf|INF|Inf)",
+    "integer": r"[+-]?\d+",
+    "boolean": r"true|false",
+}
+
+
+class TableReadError(ValueError):
+    """Cells that do not parse as their column's type; ``cells`` lists (line, column, text, type)."""
+
+    def __init__(self, path: Path, cells: list[tuple[int, str, str, str]]):
+        self.path, self.cells = path, cells
+        line, column, text, kind = cells[0]
+        more = f" (and {len(cells) - 1} more)" if len(cells) > 1 else ""
+        super().__init__(f"{path.name}, line {line}, column {column!r}: {text!r} is not a {kind}{more}")
+
+
 def read_table(path: Path | str, schema: dict) -> pd.DataFrame:
     """Read a CSV resource with each column converted to its schema type.
 
     Cells are read as text first so that nothing is guessed: empty cells are
-    missing, numbers are parsed exactly as written. Raises ValueError naming the
-    file, line and column for a cell that does not parse (validation reports all
-    such problems at once; this is the fast path for a valid package).
+    missing, numbers are parsed exactly as written. Raises TableReadError
+    listing every cell that does not parse, with its line and column.
     """
     path = Path(path)
     text = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
     frame = pd.DataFrame(index=text.index)
+    bad = []
     for field in schema["fields"]:
         name, kind = field["name"], field.get("type", "string")
         if name not in text.columns:
-            raise ValueError(f"{path.name}: missing column {name!r}")
+            raise TableReadError(path, [(1, name, "", "column in the header")])
         column = text[name]
         missing = column == ""
-        try:
-            if kind == "boolean":
-                values = pd.array([None if m else _BOOLEAN[v] for v, m in zip(column, missing)], dtype="boolean")
-            elif kind in ("number", "integer"):
-                cells = np.where(missing, None, column.to_numpy(dtype=object))
-                values = pd.Series(pd.to_numeric(cells), index=column.index).astype(PANDAS_DTYPES[kind])
-            else:
-                values = column.astype("string").mask(missing, pd.NA)
-        except (KeyError, ValueError, TypeError) as error:
-            raise ValueError(f"{path.name}: column {name!r} has a value that is not a {kind}: {error}; "
-                             "run `atari5-spec validate` for every problem with its line") from None
+        if kind in _PATTERNS:
+            invalid = ~missing & ~column.str.fullmatch(_PATTERNS[kind])
+            bad += [(int(i) + 2, name, column[i], kind) for i in column.index[invalid]]
+            column = column.mask(invalid, "")
+            missing = column == ""
+        if kind == "boolean":
+            values = pd.array([None if m else v == "true" for v, m in zip(column, missing)], dtype="boolean")
+        elif kind in ("number", "integer"):
+            values = column.mask(missing, "nan").astype("float64")
+            values = values.astype(PANDAS_DTYPES[kind]) if kind == "integer" else values
+        else:
+            values = column.astype("string").mask(missing, pd.NA)
         frame[name] = values
+    if bad:
+        raise TableReadError(path, bad)
     return frame
 
 

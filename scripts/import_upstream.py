@@ -273,7 +273,8 @@ def read_cells(upstream: Path) -> list[dict]:
             title = row.get("Paper Title") or row.get("Paper title") or None
             cells.append(dict(file=long_file, column=None, line=line, entry=row["Algorithm"],
                               game=games[letters(row["Game"])], raw=row["Score"].strip(),
-                              reported_in=title, year=(row.get("Date") or "")[:4] or None))
+                              reported_in=title, year=(row.get("Date") or "")[:4] or None,
+                              extra_data={"True": True, "False": False}.get(row.get("Extra Training Data"))))
     for wide_file in WIDE_FILES:
         with (upstream / wide_file).open(newline="", encoding="utf-8") as handle:
             reader = csv.reader(handle)
@@ -285,7 +286,7 @@ def read_cells(upstream: Path) -> list[dict]:
                         continue
                     cells.append(dict(file=wide_file, column=column, line=line,
                                       entry=column.strip(), game=games[letters(row[0])],
-                                      raw=raw.strip(), reported_in=None, year=None))
+                                      raw=raw.strip(), reported_in=None, year=None, extra_data=None))
     for cell in cells:
         cell["score"] = parse_number(cell["raw"])
     return cells
@@ -401,7 +402,7 @@ def build_scores(cells: list[dict], ids: dict) -> pd.DataFrame:
         where = f"{c['file']}:{c['line']}" + (f":{c['column'].strip()}" if c["column"] else "")
         rows.append(dict(algorithm_id=aid, game_id=c["game"], score=c["score"], raw_value=c["raw"],
                          source_id=SOURCE_OF_FILE[c["file"]], reported_in=c["reported_in"],
-                         provenance=where,
+                         provenance=where, extra_training_data=c["extra_data"],
                          # The fit takes an entry's numbers from its own source; numbers
                          # for the same entry from other tables are kept as alternatives.
                          use_in_fit=(c["file"] == primary_file[aid]),
@@ -412,6 +413,15 @@ def build_scores(cells: list[dict], ids: dict) -> pd.DataFrame:
               .sort_values(["algorithm_id", "game_id", "source_id", "_line", "provenance"], kind="stable")
               .drop(columns="_line").reset_index(drop=True))
     scores.insert(0, "score_id", range(1, len(scores) + 1))
+    # A source that gives two different numbers for one pair (Papers with Code
+    # mixes Go-Explore's 2019 and 2020 papers) leaves it ambiguous which one a
+    # fit should use: none is, until a correction says which.
+    used = scores[scores.use_in_fit]
+    spread = used.groupby(["algorithm_id", "game_id"]).score.transform(lambda x: x.max() - x.min())
+    ambiguous = spread.index[spread != 0]
+    scores.loc[ambiguous, "use_in_fit"] = False
+    for row in scores.loc[ambiguous].itertuples():
+        print(f"note: {row.algorithm_id}/{row.game_id}: {row.source_id} gives several numbers; none marked use_in_fit")
     return scores
 
 

@@ -1,0 +1,255 @@
+"""Validation of the data package.
+
+Two layers, each doing what it is good at:
+
+* Frictionless checks structure against the Table Schemas in schemas/: header,
+  types, constraints, primary and foreign keys, and each file's sha256 hash and
+  size recorded in datapackage.json.
+* pandera checks the typed frames against models *built from the same
+  schemas* (so columns, types and constraints are stated once) plus the rules a
+  Table Schema cannot say: human score above random score, finite scores,
+  referenced ids that exist, agreeing numbers for a pair used by fits,
+  corrections that point at an earlier row of the same pair, ...
+
+Every problem comes back as a :class:`Problem` naming the file, the line (as an
+editor numbers it, header = line 1), the column, what is wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from .datapackage import package_root, read_descriptor, schema_of
+from .loading import PANDAS_DTYPES, Dataset, TableReadError, load
+
+__all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems"]
+
+TABLES = ("sources", "games", "algorithms", "scores")
+
+
+class Problem(NamedTuple):
+    """One thing wrong with the package, located and with a fix."""
+
+    file: str
+    row: int | None  # line number in the file (header is line 1); None for file-level problems
+    column: str | None
+    message: str
+    fix: str
+
+    def __str__(self) -> str:
+        where = self.file + (f", line {self.row}" if self.row else "") + (f", column {self.column!r}" if self.column else "")
+        return f"{where}: {self.message}\n    fix: {self.fix}"
+
+
+def format_problems(problems: list[Problem]) -> str:
+    return "\n".join(str(p) for p in problems)
+
+
+# --- Frictionless ----------------------------------------------------------
+
+_FIXES = {
+    "hash-count": "the file changed after datapackage.json recorded its sha256; if the change is intended, "
+                  "record it as a versioned change (atari5-spec contribute add, or scripts/ + CHANGELOG) so the hash is updated",
+    "byte-count": "the file's size differs from datapackage.json 'bytes'; see the hash fix",
+    "type-error": "write a value of the column's type (numbers with '.' as decimal mark, no thousands separators; booleans true/false)",
+    "constraint-error": "use a value allowed by the column's constraints in schemas/ (required, enum, pattern, range)",
+    "unique-error": "this value must be unique in its column; use another id",
+    "primary-key": "the row's key repeats another row's; use a new id",
+    "foreign-key": "the referenced id does not exist: add it to the referenced table or correct the spelling",
+    "missing-cell": "the row has fewer cells than the header: fill the missing cells (empty is allowed for optional columns)",
+    "extra-cell": "the row has more cells than the header: remove the extra cells or quote values containing commas",
+    "blank-row": "remove the empty line",
+    "missing-label": "add the missing column to the header (see schemas/)",
+    "extra-label": "remove the column that the schema does not define",
+    "incorrect-label": "rename the header to the schema's column name (order matters)",
+    "duplicate-label": "rename or remove the duplicated column",
+    "scheme-error": "the file is missing: restore it or fix the resource path in datapackage.json",
+    "encoding-error": "save the file as UTF-8",
+}
+
+
+def _relative(root: Path, place: str | None) -> str:
+    return str(place) if place else "datapackage.json"
+
+
+def frictionless_problems(root: Path) -> list[Problem]:
+    """Structure, types, constraints, keys and hashes, via frictionless."""
+    import frictionless  # imported here: it is slow to import and only validation needs it
+
+    try:
+        report = frictionless.Package(str(Path(root) / "datapackage.json")).validate()
+    except frictionless.FrictionlessException as error:
+        return [Problem("datapackage.json", None, None, str(error), "fix the descriptor so it is a valid Data Package")]
+    problems = [Problem("datapackage.json", None, None, e.message, "fix the descriptor") for e in report.errors]
+    for task in report.tasks:
+        for error in task.errors:
+            problems.append(Problem(
+                _relative(root, task.place), getattr(error, "row_number", None),
+                getattr(error, "field_name", None) or getattr(error, "label", None),
+                error.message, _FIXES.get(error.type, "see the Frictionless error type " + error.type)))
+    return problems
+
+
+# --- pandera -----------------------------------------------------------------
+
+def pandera_schema(table_schema: dict, name: str, checks: list | None = None):
+    """A pandera DataFrameSchema built from a Frictionless Table Schema.
+
+    Types, required/unique and enum/pattern/range/length constraints are taken
+    from the Table Schema, so schemas/ stays the single source of truth; the
+    cross-field rules are added as ``checks``.
+    """
+    import pandera.pandas as pa
+
+    columns = {}
+    for field in table_schema["fields"]:
+        constraints = field.get("constraints", {})
+        column_checks = []
+        if "enum" in constraints:
+            column_checks.append(pa.Check.isin(constraints["enum"]))
+        if "pattern" in constraints:
+            column_checks.append(pa.Check.str_matches(f"(?:{constraints['pattern']})\\Z"))
+        if "minimum" in constraints:
+            column_checks.append(pa.Check.ge(constraints["minimum"]))
+        if "maximum" in constraints:
+            column_checks.append(pa.Check.le(constraints["maximum"]))
+        if "maxLength" in constraints:
+            column_checks.append(pa.Check.str_length(max_value=constraints["maxLength"]))
+        columns[field["name"]] = pa.Column(
+            PANDAS_DTYPES[field.get("type", "string")], column_checks,
+            nullable=not constraints.get("required", False), unique=constraints.get("unique", False),
+            description=field.get("description"))
+    return pa.DataFrameSchema(columns, checks=checks or [], strict=True, ordered=True, name=name,
+                              coerce=False)
+
+
+def _rule(pa, column, test, message, fix):
+    """A row-wise pandera check on the whole frame; its error text carries the column and the fix."""
+    return pa.Check(test, name=f"rule:{column}", error=f"{column}||{message}||{fix}")
+
+
+def rule_checks(name: str, data: Dataset) -> list:
+    """The rules Table Schemas cannot state, as row-wise pandera checks."""
+    import pandera.pandas as pa
+
+    games, algorithms, scores, sources = data.games, data.algorithms, data.scores, data.sources
+    this_year = _dt.date.today().year
+    if name == "games":
+        return [
+            _rule(pa, "human_score", lambda d: ~(d.human_score <= d.random_score).fillna(False),
+                  "human score is not above random score", "check both constants against the source table"),
+            _rule(pa, "random_score", lambda d: ~(d.in_57 & (d.random_score.isna() | d.human_score.isna())).fillna(False),
+                  "a canonical game needs both random_score and human_score", "fill both normalisation constants"),
+            _rule(pa, "in_57", lambda d: pd.Series(int(d.in_57.sum()) == 57, index=d.index) | ~d.in_57,
+                  "the package must mark exactly 57 games as in_57", "set in_57 to true for the canonical 57 games only"),
+        ]
+    if name == "algorithms":
+        return [
+            _rule(pa, "exclusion_note", lambda d: d.exclusion.isna() == d.exclusion_note.isna(),
+                  "exclusion and exclusion_note go together", "give both a reason code and a sentence, or neither"),
+            _rule(pa, "year", lambda d: ~(d.year > this_year).fillna(False),
+                  f"year is in the future (after {this_year})", "give the paper's publication year"),
+            _rule(pa, "source_id", lambda d: d.source_id.isin(sources.source_id),
+                  "source_id is not in data/sources.csv", "add the source to data/sources.csv or fix the id"),
+        ]
+    if name == "scores":
+        superseded_rows = scores.set_index("score_id")
+        fit = scores[scores.use_in_fit & ~scores.score_id.isin(scores.supersedes.dropna())]
+        pair = fit.groupby(["algorithm_id", "game_id"]).score
+        spread = pair.transform("max") - pair.transform("min")
+
+        def supersedes_ok(d):
+            target = d.supersedes.dropna().astype(int)
+            ok = pd.Series(True, index=d.index)
+            known = target.isin(superseded_rows.index)
+            ok[target.index[~known]] = False
+            t = target[known]
+            same = ((superseded_rows.loc[t.values, "algorithm_id"].to_numpy() == d.loc[t.index, "algorithm_id"].to_numpy())
+                    & (superseded_rows.loc[t.values, "game_id"].to_numpy() == d.loc[t.index, "game_id"].to_numpy())
+                    & (t.values < d.loc[t.index, "score_id"].to_numpy()))
+            ok[t.index[~same]] = False
+            return ok
+
+        return [
+            _rule(pa, "score", lambda d: pd.Series(np.isfinite(d.score.to_numpy(float)), index=d.index),
+                  "score is not a finite number", "write the published score as a plain number"),
+            _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
+                  "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
+            _rule(pa, "game_id", lambda d: d.game_id.isin(games.game_id),
+                  "game_id is not in data/games.csv", "use a game id from data/games.csv (ALE ROM id)"),
+            _rule(pa, "source_id", lambda d: d.source_id.isin(sources.source_id),
+                  "source_id is not in data/sources.csv", "add the source or fix the id"),
+            _rule(pa, "provenance", lambda d: ~d.duplicated(["algorithm_id", "game_id", "provenance"], keep=False),
+                  "duplicate row: same algorithm, game and provenance as another row", "remove the repeated row"),
+            _rule(pa, "reported_in", lambda d: ~(d.index.isin(fit.index) & d.duplicated(
+                      ["algorithm_id", "game_id", "source_id", "reported_in", "use_in_fit"], keep=False)),
+                  "duplicate (algorithm, game, source) among the rows used by fits",
+                  "keep one row use_in_fit=true, or supersede the old one"),
+            _rule(pa, "use_in_fit", lambda d: ~(spread.reindex(d.index).fillna(0) != 0),
+                  "rows used by fits disagree for this (algorithm, game) pair",
+                  "set use_in_fit=false on the alternative number, or add a correcting row with supersedes"),
+            _rule(pa, "supersedes", supersedes_ok,
+                  "supersedes must name an earlier row of the same algorithm and game",
+                  "point supersedes at the score_id being corrected"),
+        ]
+    return [_rule(pa, "source_id", lambda d: ~d.source_id.duplicated(keep=False), "duplicate source_id", "use a new id")]
+
+
+def _failure_problems(file: str, failures: pd.DataFrame) -> list[Problem]:
+    problems = []
+    for failure in failures.itertuples(index=False):
+        check = str(failure.check)
+        index = failure.index
+        row = int(index) + 2 if index is not None and not pd.isna(index) else None
+        if check.count("||") == 2:  # one of rule_checks
+            column, message, fix = check.split("||")
+        else:  # a type or constraint taken from the Table Schema
+            column = failure.column if isinstance(failure.column, str) else None
+            readable = {"not_nullable": "a value is required here", "field_uniqueness": "the value must be unique"}
+            message = readable.get(check, f"fails {check}") + f" (found {failure.failure_case!r})"
+            fix = "see the column's type and constraints in schemas/"
+        problems.append(Problem(file, row, column, message, fix))
+    # A frame-level rule is reported once per cell of a failing row: keep one.
+    return sorted(set(problems), key=lambda p: (p.row or 0, p.column or "", p.message))
+
+
+def validate_dataset(data: Dataset) -> list[Problem]:
+    """pandera validation of loaded tables (usable on frames edited in a notebook)."""
+    import pandera.pandas as pa
+
+    descriptor = read_descriptor(data.root)
+    problems = []
+    for name in TABLES:
+        frame = getattr(data, name)
+        schema = pandera_schema(schema_of(data.root, descriptor, name), name, rule_checks(name, data))
+        try:
+            schema.validate(frame, lazy=True)
+        except pa.errors.SchemaErrors as errors:
+            problems += _failure_problems(f"data/{name}.csv", errors.failure_cases)
+    return problems
+
+
+def validate_package(path: str | Path | None = None) -> list[Problem]:
+    """Every problem in the package at ``path`` (default: the installed package)."""
+    root = package_root(path)
+    problems = frictionless_problems(root)
+    try:
+        data = load(root)
+    except TableReadError as error:
+        seen = {(p.file, p.row, p.column) for p in problems}
+        relative = str(error.path.relative_to(root))
+        problems += [Problem(relative, line, column, f"{text!r} is not a {kind}", _FIXES["type-error"])
+                     for line, column, text, kind in error.cells if (relative, line, column) not in seen]
+        return problems
+    except (ValueError, KeyError, OSError) as error:
+        if not problems:
+            problems.append(Problem("datapackage.json", None, None, str(error), "fix the file it names"))
+        return problems
+    seen = {(p.file, p.row, p.column) for p in problems}
+    problems += [p for p in validate_dataset(data) if (p.file, p.row, p.column) not in seen]
+    return problems

@@ -1,0 +1,132 @@
+"""The data package: validity, tamper detection, and the paper's training table."""
+
+import math
+import re
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from atari5_spec import training
+from atari5_spec.cli import main
+from atari5_spec.datapackage import package_root, read_descriptor, schema_of
+from atari5_spec.loading import read_table
+from atari5_spec.published import matches_printed, published_rows
+from atari5_spec.writing import frame_csv_text
+
+DATA_FILES = ["data/games.csv", "data/algorithms.csv", "data/scores.csv", "data/sources.csv"]
+
+
+def frictionless_cli(root):
+    exe = shutil.which("frictionless") or str(__import__("pathlib").Path(sys.executable).with_name("frictionless"))
+    return subprocess.run([exe, "validate", "datapackage.json"], cwd=root, capture_output=True, text=True)
+
+
+def test_frictionless_cli_accepts_the_shipped_package():
+    result = frictionless_cli(package_root())
+    assert result.returncode == 0, result.stdout[-2000:]
+
+
+def test_atari5_spec_validate_accepts_the_shipped_package(capsys):
+    assert main(["validate"]) == 0
+    assert "valid" in capsys.readouterr().out
+
+
+def change_one_digit(path):
+    """Change the last digit of the first data line that has one (a real value change)."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for i, line in enumerate(lines[1:], start=1):
+        match = re.search(r"\d(?=[^\d]*$)", line)
+        if match:
+            digit = line[match.start()]
+            lines[i] = line[:match.start()] + str((int(digit) + 1) % 10) + line[match.start() + 1:]
+            path.write_text("\n".join(lines), encoding="utf-8")
+            return
+    raise AssertionError(f"no digit in {path}")
+
+
+@pytest.mark.parametrize("relative", DATA_FILES)
+def test_one_changed_digit_fails_both_validators_naming_the_file(package_copy, relative, capsys):
+    change_one_digit(package_copy / relative)
+    result = frictionless_cli(package_copy)
+    assert result.returncode != 0
+    assert relative.split("/")[-1] in result.stdout
+    assert main(["validate", str(package_copy)]) == 1
+    out = capsys.readouterr().out
+    assert f"{relative}: " in out and "sha256" in out
+
+
+def test_every_table_round_trips_byte_for_byte():
+    """Numbers are written in a form that reads back exactly: write(read(file)) == file."""
+    root = package_root()
+    descriptor = read_descriptor(root)
+    for resource in descriptor["resources"]:
+        if not resource["path"].startswith("data/"):
+            continue
+        schema = schema_of(root, descriptor, resource["name"])
+        frame = read_table(root / resource["path"], schema)
+        text = frame_csv_text(frame, [f["name"] for f in schema["fields"]])
+        assert text == (root / resource["path"]).read_text(encoding="utf-8"), resource["path"]
+
+
+def test_data_files_are_sorted_by_their_keys(dataset):
+    assert dataset.scores.score_id.tolist() == sorted(dataset.scores.score_id)
+    assert dataset.games.game_id.tolist() == sorted(dataset.games.game_id)
+    assert dataset.algorithms.algorithm_id.tolist() == sorted(dataset.algorithms.algorithm_id)
+
+
+def test_inclusion_rule_selects_exactly_table_8(dataset):
+    rows = training.training_rows(dataset, pool_only=True)
+    summary = training.algorithm_summary(rows, dataset.games)
+    table8 = {r["algorithm_id"]: r for r in published_rows("table08_algorithms")}
+    assert set(summary.index) == set(table8)
+    for algorithm_id, row in table8.items():
+        assert summary.at[algorithm_id, "n_games"] == int(row["games"]), algorithm_id
+        assert matches_printed(summary.at[algorithm_id, "median"], row["median"]), algorithm_id
+
+
+def test_training_table_has_the_papers_3365_scores(dataset):
+    rows = training.training_rows(dataset, pool_only=True)
+    figures = {r["figure_id"]: r["value"] for r in published_rows("text_figures")}
+    assert rows.algorithm_id.nunique() == int(figures["algorithms_retained"])
+    # The paper's table counts four numbers Papers with Code lists twice (under two
+    # papers) for Prior+Duel hs; they are identical and count once in every fit.
+    assert len(rows) == 3365
+    assert len(rows.drop_duplicates(["algorithm_id", "game_id"])) == 3361
+
+
+def test_the_current_rule_on_all_entries_gives_the_same_training_table(dataset):
+    pool = training.training_rows(dataset, pool_only=True)
+    everything = training.training_rows(dataset)
+    assert pool.score_id.tolist() == everything.score_id.tolist()
+
+
+def test_raw_pool_has_the_papers_116_algorithms(dataset):
+    figures = {r["figure_id"]: r["value"] for r in published_rows("text_figures")}
+    assert int(dataset.algorithms.in_paper_pool.sum()) == int(figures["algorithms_collected"])
+
+
+def test_normalisation_constants_equal_table_12(dataset):
+    games = dataset.games.set_index("game_id")
+    table12 = published_rows("table12_normalisation")
+    assert len(table12) == 57 == int(games.in_57.sum())
+    for row in table12:
+        assert games.at[row["game_id"], "random_score"] == float(row["random"]), row
+        assert games.at[row["game_id"], "human_score"] == float(row["human"]), row
+        assert games.at[row["game_id"], "in_57"]
+
+
+def test_every_score_has_provenance_and_a_source(dataset):
+    scores = dataset.scores
+    assert scores.provenance.notna().all() and scores.source_id.notna().all()
+    assert scores.source_id.isin(dataset.sources.source_id).all()
+    # the provenance points at a file and a line
+    assert scores.provenance.str.match(r"^[^:]+:\d+(:.+)?$").all()
+
+
+def test_scores_are_finite_and_human_beats_random(dataset):
+    assert dataset.scores.score.map(math.isfinite).all()
+    games = dataset.games[dataset.games.in_57]
+    assert (games.human_score > games.random_score).all()

@@ -1,0 +1,91 @@
+"""Each data rule fails on a package that breaks it, naming file, line and column."""
+
+import pytest
+
+from atari5_spec.datapackage import refresh_resource_stats
+from atari5_spec.validation import validate_package
+
+
+def edit_cell(root, relative, line, column, value):
+    """Set one cell (line as an editor numbers it) and re-record hashes, as a careless edit would."""
+    path = root / relative
+    lines = path.read_text(encoding="utf-8").split("\n")
+    header = lines[0].split(",")
+    import csv
+    import io
+
+    row = next(csv.reader([lines[line - 1]]))
+    row[header.index(column)] = value
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow(row)
+    lines[line - 1] = buffer.getvalue()
+    path.write_text("\n".join(lines), encoding="utf-8")
+    refresh_resource_stats(root)
+
+
+def line_of(root, relative, prefix):
+    for number, text in enumerate((root / relative).read_text(encoding="utf-8").split("\n"), start=1):
+        if text.startswith(prefix):
+            return number
+    raise AssertionError(prefix)
+
+
+def problems_at(root, relative, line=None, column=None):
+    return [p for p in validate_package(root)
+            if p.file == relative and (line is None or p.row == line) and (column is None or p.column == column)]
+
+
+@pytest.mark.parametrize("value", ["inf", "NaN", "-INF"])
+def test_non_finite_score(package_copy, value):
+    edit_cell(package_copy, "data/scores.csv", 2, "score", value)
+    found = problems_at(package_copy, "data/scores.csv", 2, "score")
+    assert any("finite" in p.message for p in found)
+
+
+def test_human_not_above_random(package_copy):
+    line = line_of(package_copy, "data/games.csv", "pong,")
+    edit_cell(package_copy, "data/games.csv", line, "human_score", "-25")
+    found = problems_at(package_copy, "data/games.csv", line, "human_score")
+    assert found and "above random" in found[0].message and found[0].fix
+
+
+def test_unknown_algorithm_id_in_scores(package_copy):
+    edit_cell(package_copy, "data/scores.csv", 3, "algorithm_id", "no-such-agent")
+    assert problems_at(package_copy, "data/scores.csv", 3, "algorithm_id")
+
+
+def test_unknown_game_id_in_scores(package_copy):
+    edit_cell(package_copy, "data/scores.csv", 3, "game_id", "pacman")
+    assert problems_at(package_copy, "data/scores.csv", 3, "game_id")
+
+
+def test_disagreeing_numbers_for_a_pair_used_by_fits(package_copy):
+    # Prior+Duel hs: Papers with Code lists Alien twice (two papers); both rows are used.
+    text = (package_copy / "data/scores.csv").read_text(encoding="utf-8").split("\n")
+    lines = [i for i, t in enumerate(text, start=1) if ",prior-duel-hs,alien," in t and ",pwc-2022," in t]
+    assert len(lines) == 2
+    edit_cell(package_copy, "data/scores.csv", lines[1], "score", "900")
+    found = problems_at(package_copy, "data/scores.csv", column="use_in_fit")
+    assert {p.row for p in found} == set(lines)
+
+
+def test_supersedes_must_point_at_an_earlier_row_of_the_same_pair(package_copy):
+    edit_cell(package_copy, "data/scores.csv", 2, "supersedes", "5000")
+    assert problems_at(package_copy, "data/scores.csv", 2, "supersedes")
+
+
+def test_schema_constraint_is_reported_with_line_and_column(package_copy):
+    line = line_of(package_copy, "data/algorithms.csv", "agent57,")
+    edit_cell(package_copy, "data/algorithms.csv", line, "start_condition", "random-starts")
+    found = problems_at(package_copy, "data/algorithms.csv", line, "start_condition")
+    assert found and found[0].fix
+
+
+def test_year_in_the_future(package_copy):
+    line = line_of(package_copy, "data/algorithms.csv", "agent57,")
+    edit_cell(package_copy, "data/algorithms.csv", line, "year", "2099")
+    assert problems_at(package_copy, "data/algorithms.csv", line, "year")
+
+
+def test_shipped_package_has_no_problems():
+    assert validate_package() == []
