@@ -27,6 +27,72 @@ def _cmd_validate(args) -> int:
     return 0
 
 
+def _progress_bar(label: str):
+    """A progress callback drawing a bar on a terminal (nothing when output is redirected)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def draw(done: int, total: int) -> None:
+        filled = int(30 * done / max(total, 1))
+        end = "\n" if done >= total else ""
+        print(f"\r{label} [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{total:,}", end=end, file=sys.stderr, flush=True)
+
+    return draw
+
+
+def _cmd_verify(args) -> int:
+    from .verification import format_report, verify
+
+    checks = verify(args.path, search=not args.skip_search, progress=_progress_bar("search"))
+    print(format_report(checks))
+    failed = [c for c in checks if not c.ok]
+    print(f"\n{len(checks) - len(failed)}/{len(checks)} checks passed" + ("" if not failed else ": NOT reproducible"))
+    return 1 if failed else 0
+
+
+def _cmd_reproduce(args) -> int:
+    from . import coefficients as coef
+    from . import training
+    from .loading import load
+    from .reproduction import reproduce_tables, write_tables
+
+    dataset = load(args.path)
+    content, tables = coef.read_version(dataset.root / "coefficients", args.coefficients or coef.PAPER_VERSION)
+    rows = training.training_rows(dataset, pool_only=True)
+    written = write_tables(reproduce_tables(dataset, tables, rows), args.out)
+    print(f"wrote {len(written)} files to {args.out} (CSV at full precision, Markdown at the paper's precision)")
+    return 0
+
+
+def _cmd_search(args) -> int:
+    import time
+
+    from . import training
+    from .loading import load
+    from .search import staged_search
+
+    dataset = load(args.path)
+    rows = training.training_rows(dataset, pool_only=not args.current_rule)
+    X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
+    start = time.perf_counter()
+    found = staged_search(X, y, excluded=tuple(args.exclude), progress=_progress_bar("search"))
+    seconds = time.perf_counter() - start
+    print(f"{'subset':<12} {'N':>3} {'CV R2':>6} {'rel.err':>7}  games (coefficients)")
+    for name, model in found.items():
+        terms = ", ".join(f"{g} {c:.4f}" for g, c in zip(model.games, model.coefficients))
+        print(f"{name:<12} {model.n:>3} {model.cv_r2:>6.3f} {model.rel_err_percent:>6.1f}%  {terms}")
+    print(f"\nstaged search over {X.shape[0]} algorithms x {X.shape[1]} games in {seconds:.2f} s")
+    return 0
+
+
+def _cmd_fit(args) -> int:
+    from .versioning import fit_new_version
+
+    path = fit_new_version(args.path or ".", args.name, description=args.description)
+    print(f"wrote coefficient version {args.name} to {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="atari5-spec",
@@ -39,6 +105,35 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("validate", help="validate a data package (default: the installed one)")
     p.add_argument("path", nargs="?", default=None, help="package directory or its datapackage.json")
     p.set_defaults(run=_cmd_validate)
+
+    p = commands.add_parser("verify", help="validate, then recompute every pinned coefficient version and "
+                                           "the paper's tables; exit 1 with a diff on any mismatch")
+    p.add_argument("path", nargs="?", default=None, help="package directory (default: the installed one)")
+    p.add_argument("--skip-search", action="store_true", help="do not rerun the subset search (faster)")
+    p.set_defaults(run=_cmd_verify)
+
+    p = commands.add_parser("reproduce", help="write the paper's Tables 2, 3, 8, 9, 10, 11, 12 computed from the data")
+    p.add_argument("--out", required=True, help="directory to write CSV and Markdown files to")
+    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    p.add_argument("--coefficients", default=None, help="coefficient version (default: paper-2023)")
+    p.set_defaults(run=_cmd_reproduce)
+
+    p = commands.add_parser("search", help="run the paper's staged subset search and print the best subsets")
+    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    p.add_argument("--exclude", nargs="*", default=["surround"], help="games left out of the search")
+    p.add_argument("--current-rule", action="store_true",
+                   help="train on every entry the inclusion rule admits now, not only the paper's pool")
+    p.set_defaults(run=_cmd_search)
+
+    p = commands.add_parser("fit", help="fit a new pinned coefficient version from the current data")
+    p.add_argument("--name", required=True, help="version name, e.g. 2026-11 (lower-case, digits, '-')")
+    p.add_argument("--path", default=None, help="package directory to write into (default: current directory)")
+    p.add_argument("--description", default=None, help="one sentence saying why this version exists")
+    p.set_defaults(run=_cmd_fit)
+
+    from .score_cli import add_scoring_commands  # score, predict, leaderboard (argparse only: fast)
+
+    add_scoring_commands(commands)
 
     return parser
 
