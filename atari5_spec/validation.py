@@ -27,7 +27,8 @@ import pandas as pd
 from .datapackage import package_root, read_descriptor, schema_of
 from .loading import PANDAS_DTYPES, Dataset, TableReadError, load
 
-__all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems"]
+__all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
+           "frictionless_problems", "in_background"]
 
 TABLES = ("sources", "games", "algorithms", "scores")
 
@@ -234,12 +235,40 @@ def validate_dataset(data: Dataset) -> list[Problem]:
     return problems
 
 
-def validate_package(path: str | Path | None = None) -> list[Problem]:
-    """Every problem in the package at ``path`` (default: the installed package)."""
+def in_background(function, *args):
+    """Start ``function(*args)`` in a forked process; return a callable that waits for its result.
+
+    Frictionless checks rows in pure Python; running it beside the pandas work
+    uses the second core. Falls back to running inline where fork is unavailable.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        result = function(*args)
+        return lambda: result
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    future = pool.submit(function, *args)
+
+    def wait():
+        try:
+            return future.result()
+        finally:
+            pool.shutdown()
+
+    return wait
+
+
+def validate_package(path: str | Path | None = None, structure=None, data: Dataset | None = None) -> list[Problem]:
+    """Every problem in the package at ``path`` (default: the installed package).
+
+    ``structure`` may be a callable returning the frictionless problems already
+    being computed (see :func:`in_background`); ``data`` the package already loaded.
+    """
     root = package_root(path)
-    problems = frictionless_problems(root)
+    problems = structure() if structure else frictionless_problems(root)
     try:
-        data = load(root)
+        data = data if data is not None else load(root)
     except TableReadError as error:
         seen = {(p.file, p.row, p.column) for p in problems}
         relative = str(error.path.relative_to(root))

@@ -1,0 +1,75 @@
+"""The reference implementation reproduces the paper and the pinned version, and says when it does not."""
+
+import re
+
+import pytest
+
+from atari5_spec import coefficients as coef
+from atari5_spec import reproduction, training
+from atari5_spec.cli import main
+from atari5_spec.datapackage import package_root, refresh_resource_stats
+from atari5_spec.verification import compare_published, verify
+
+
+@pytest.fixture(scope="module")
+def paper(dataset):
+    content, tables = coef.read_version(package_root() / "coefficients", coef.PAPER_VERSION)
+    rows = training.training_rows(dataset, pool_only=True)
+    refit = coef.fit_version(rows, dataset.games, dataset.algorithms, content["subsets"])
+    return reproduction.reproduce_tables(dataset, refit._asdict(), rows)
+
+
+@pytest.mark.parametrize("stem", ["table02_subsets", "table03_atari5_scores", "table08_algorithms",
+                                  "table09_subset_coefficients", "table10_atari5_per_game",
+                                  "table11_atari10_per_game", "table12_normalisation"])
+def test_paper_table_is_reproduced_at_printed_precision(paper, stem):
+    check = compare_published(stem, paper[stem], package_root())
+    assert check.compared > 0
+    assert check.ok, "\n".join(check.mismatches)
+
+
+def test_comparison_detects_a_wrong_value(paper):
+    table = paper["table09_subset_coefficients"].copy()
+    table.loc[table.index[0], "coefficient"] += 0.0001  # one unit in the 4th decimal
+    check = compare_published("table09_subset_coefficients", table, package_root())
+    assert not check.ok and "printed" in check.mismatches[0]
+
+
+def test_verify_passes_on_the_shipped_package_including_the_search():
+    checks = verify(search=True)
+    failed = [c for c in checks if not c.ok]
+    assert not failed, failed
+    assert any("staged search" in c.name for c in checks)
+
+
+def test_verify_names_what_no_longer_reproduces_when_a_training_score_changes(package_copy, capsys):
+    path = package_copy / "data" / "scores.csv"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    # MuZero's Name This Game score: used by every Atari-5 model.
+    index = next(i for i, line in enumerate(lines) if re.match(r"^\d+,muzero,name_this_game,.*,pwc-2022,", line))
+    fields = lines[index].split(",")
+    fields[3] = str(float(fields[3]) * 0.5)
+    lines[index] = ",".join(fields)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    refresh_resource_stats(package_copy)  # even with the hash updated, the pinned version does not reproduce
+
+    assert main(["verify", str(package_copy), "--skip-search"]) == 1
+    out = capsys.readouterr().out
+    assert f"training row score_id {fields[0]} (muzero/name_this_game)" in out
+    assert re.search(r"paper-2023: subset coefficients \[Atari-[0-9A-Za-z-]+, \d+\] coefficient: pinned [-0-9.e]+, computed", out)
+    assert "NOT reproducible" in out
+
+
+def test_reproduce_writes_every_table(tmp_path, capsys):
+    assert main(["reproduce", "--out", str(tmp_path)]) == 0
+    for stem in ["table02_subsets", "table03_atari5_scores", "table08_algorithms", "table09_subset_coefficients",
+                 "table10_atari5_per_game", "table11_atari10_per_game", "table12_normalisation"]:
+        assert (tmp_path / f"{stem}.csv").stat().st_size > 0
+        assert (tmp_path / f"{stem}.md").read_text().startswith("| ")
+
+
+def test_reproduce_is_deterministic(tmp_path):
+    main(["reproduce", "--out", str(tmp_path / "a")])
+    main(["reproduce", "--out", str(tmp_path / "b")])
+    for file in (tmp_path / "a").iterdir():
+        assert file.read_bytes() == (tmp_path / "b" / file.name).read_bytes()
