@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .writing import file_stats, write_text_atomic
 
 __all__ = ["package_root", "read_descriptor", "descriptor_text", "refresh_resource_stats",
            "bump_version", "resource_path", "schema_of"]
@@ -66,6 +65,9 @@ def schema_of(root: Path, descriptor: dict, name: str) -> dict:
 
 def refresh_resource_stats(root: Path, descriptor: dict | None = None) -> dict:
     """Set ``bytes`` and ``hash`` of every resource from its file; write and return the descriptor."""
+    # Imported here: writing pulls in pandas, and package_root() is on the fast `score` path.
+    from .writing import file_stats, write_text_atomic
+
     root = Path(root)
     descriptor = read_descriptor(root) if descriptor is None else descriptor
     for resource in descriptor["resources"]:
@@ -84,3 +86,20 @@ def bump_version(version: str, part: str) -> str:
     if part == "patch":
         return f"{major}.{minor}.{patch + 1}"
     raise ValueError(f"unknown version part {part!r}: use major, minor or patch")
+
+
+def fields_markdown(root: Path, resources: list[str]) -> str:
+    """Markdown tables documenting every field of ``resources``, generated from schemas/."""
+    descriptor = read_descriptor(root)
+    parts = []
+    for name in resources:
+        resource = next(r for r in descriptor["resources"] if r["name"] == name)
+        schema = schema_of(root, descriptor, name)
+        parts.append(f"#### `{resource['path']}`\n\n{resource.get('description', '')}\n\n"
+                     "| field | type | required | description |\n|---|---|---|---|\n")
+        for field in schema["fields"]:
+            constraints = field.get("constraints", {})
+            extra = f" One of: {', '.join(constraints['enum'])}." if "enum" in constraints else ""
+            required = "yes" if constraints.get("required") else ""
+            parts[-1] += f"| `{field['name']}` | {field.get('type', 'string')} | {required} | {field.get('description', '')}{extra} |\n"
+    return "\n".join(parts)

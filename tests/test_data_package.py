@@ -130,3 +130,13 @@ def test_scores_are_finite_and_human_beats_random(dataset):
     assert dataset.scores.score.map(math.isfinite).all()
     games = dataset.games[dataset.games.in_57]
     assert (games.human_score > games.random_score).all()
+
+
+def test_readme_documents_every_field_exactly_as_the_schemas_say():
+    from pathlib import Path
+
+    from atari5_spec.datapackage import fields_markdown
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    documented = readme.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
+    assert documented == fields_markdown(package_root(), ["games", "algorithms", "scores", "sources"])
