@@ -20,6 +20,9 @@ _LAZY = {
     "Dataset": ("loading", "Dataset"),
     "validate": ("validation", "validate_package"),
     "score": ("scoring", "score"),
+    "relative_score": ("scoring", "relative_score"),
+    "predict": ("prediction", "predict"),
+    "leaderboard": ("leaderboard", "leaderboard"),
     "verify": ("verification", "verify"),
 }
 

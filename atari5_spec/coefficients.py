@@ -156,6 +156,7 @@ def manifest_text(content: dict) -> str:
 def stage_version(coefficients_dir: Path, name: str, tables: dict[str, str], content: dict) -> Path:
     """Write a version's files into a hidden staging directory next to where it will live."""
     staging = Path(tempfile.mkdtemp(dir=coefficients_dir, prefix=f".{name}."))
+    staging.chmod(0o755)  # mkdtemp makes it private; a published version is readable by all
     try:
         for file, text in tables.items():
             (staging / file).write_text(text, encoding="utf-8", newline="")

@@ -12,12 +12,13 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas only for the annotation: scoring resolves names without importing it
+    import pandas as pd
 
 __all__ = ["algorithm_slug", "ALGORITHM_ID_PATTERN", "game_key", "game_aliases", "resolve_game",
-           "UnknownGameError"]
+           "UnknownGameError", "EXTRA_GAME_SPELLINGS"]
 
 ALGORITHM_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -36,24 +37,55 @@ def algorithm_slug(name: str) -> str:
     return slug
 
 
+# Spellings that do not reduce to the key of a ROM id, display name or
+# Gymnasium id: misprints and abbreviations in the Atari-5 paper and in common
+# use. (Most paper spellings, "Ms Pacman", "Montezuma Revenge", "Up n Down",
+# "Yars Revenge", "QBert", "Riverraid", already reduce to one of those keys.)
+EXTRA_GAME_SPELLINGS = {
+    "DoubleDdunk": "double_dunk",          # Table 12 misprint
+    "S. Invaders": "space_invaders",       # Table 2 abbreviation
+    "James Bond 007": "jamesbond",         # the cartridge's title
+}
+
+
 def game_key(text: str) -> str:
-    """Case- and punctuation-insensitive key of a game spelling (letters and digits only)."""
+    """Case- and punctuation-insensitive key of a game spelling (letters and digits only).
+
+    Environment-id decorations are dropped first: ``ALE/`` prefixes, ``-ram``,
+    ``NoFrameskip``/``Deterministic`` and ``-vN`` suffixes, and a ROM file's ``.bin``.
+    """
     text = str(text).strip()
     text = re.sub(r"^ALE/", "", text, flags=re.IGNORECASE)
-    text = re.sub(r"(NoFrameskip|Deterministic)?-v\d+$", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"\.bin$", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"(-ram)?(NoFrameskip|Deterministic)?-v\d+$", "", text, flags=re.IGNORECASE)
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def game_aliases(games: pd.DataFrame, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def _game_records(games: "pd.DataFrame | Iterable[Mapping[str, Any]]") -> Iterable[Mapping[str, Any]]:
+    """Rows of the games table as mappings, from a DataFrame or from csv.DictReader rows."""
+    if hasattr(games, "to_dict"):
+        return games.to_dict("records")
+    return games
+
+
+def game_aliases(games: "pd.DataFrame | Iterable[Mapping[str, Any]]",
+                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """Map every accepted spelling key to a game id, from the games table.
 
-    Keys come from the ROM id, the display name and the Gymnasium id; ``extra``
-    adds spellings (e.g. the paper's "Ms Pacman") that reduce to another key.
+    ``games`` is the games DataFrame or its rows as mappings (so that callers
+    can build aliases from the CSV without pandas). Keys come from the ROM id,
+    the display name and the Gymnasium id, then EXTRA_GAME_SPELLINGS; ``extra``
+    adds further spellings that reduce to another key.
     """
     aliases: dict[str, str] = {}
-    for row in games.itertuples(index=False):
-        for spelling in (row.game_id, row.name, row.gymnasium_id):
-            aliases[game_key(spelling)] = row.game_id
+    for row in _game_records(games):
+        for spelling in (row["game_id"], row["name"], row["gymnasium_id"]):
+            if isinstance(spelling, str) and spelling:
+                aliases[game_key(spelling)] = row["game_id"]
+    known = set(aliases.values())
+    for spelling, game_id in EXTRA_GAME_SPELLINGS.items():
+        if game_id in known:  # a reduced games table keeps only its own games
+            aliases.setdefault(game_key(spelling), game_id)
     for spelling, game_id in (extra or {}).items():
         aliases[game_key(spelling)] = game_id
     return aliases
