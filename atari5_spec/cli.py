@@ -93,6 +93,26 @@ def _cmd_fit(args) -> int:
     return 0
 
 
+def _cmd_irt(args) -> int:
+    from .loading import load
+    from .report import format_irt
+    from .structure import training_irt
+
+    print(format_irt(training_irt(load(args.path)), abilities=args.abilities))
+    return 0
+
+
+def _cmd_report(args) -> int:
+    from .loading import load
+    from .report import analyse, require_matplotlib, write_report
+
+    require_matplotlib()  # fail before the analyses when the plot extra is missing
+    written = write_report(analyse(load(args.path)), args.out)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="atari5-spec",
@@ -131,9 +151,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--description", default=None, help="one sentence saying why this version exists")
     p.set_defaults(run=_cmd_fit)
 
+    p = commands.add_parser("irt", help="fit a 2PL IRT model of 'at least human level' (seed 003) and print "
+                                        "each game's difficulty and discrimination")
+    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    p.add_argument("--abilities", action="store_true", help="also print each algorithm's ability")
+    p.set_defaults(run=_cmd_irt)
+
+    p = commands.add_parser("report", help="write pictures and one self-contained HTML page of the structure "
+                                           "analyses (needs matplotlib: pip install 'atari5-spec[plot]')")
+    p.add_argument("--out", required=True, help="directory to write the PNG files and report.html to")
+    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    p.set_defaults(run=_cmd_report)
+
     from .score_cli import add_scoring_commands  # score, predict, leaderboard (argparse only: fast)
 
     add_scoring_commands(commands)
+
+    from .contribute_cli import add_contribution_commands  # contribute check|add (argparse only: fast)
+
+    add_contribution_commands(commands)
 
     return parser
 

@@ -1,0 +1,113 @@
+"""``atari5-spec report`` and ``atari5-spec irt``: real pictures, one self-contained HTML page."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from atari5_spec import cli, report
+from atari5_spec.errors import InputError
+
+pytest.importorskip("matplotlib")
+
+
+@pytest.fixture(scope="module")
+def analyses(dataset):
+    return report.analyse(dataset)
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """Run the command once (it is the slow part); return the paths it says it wrote, and the directory."""
+    out = tmp_path_factory.mktemp("report")
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        assert cli.main(["report", "--out", str(out)]) == 0
+    said = re.findall(r"^wrote (.+)$", stdout.getvalue(), flags=re.MULTILINE)
+    return [Path(p) for p in said], out
+
+
+def test_report_writes_every_file_it_names(written):
+    paths, out = written
+    names = {p.name for p in paths}
+    assert names == set(report.FIGURE_FILES.values()) | {report.HTML_FILE}
+    for path in paths:
+        assert path.exists() and path.parent == out and path.stat().st_size > 0
+
+
+def test_every_png_is_a_real_plot(written):
+    import matplotlib.image
+
+    for path in written[0]:
+        if path.suffix != ".png":
+            continue
+        image = matplotlib.image.imread(path)
+        height, width = image.shape[:2]
+        assert height > 100 and width > 100, path.name
+        rgb = np.round(255 * image[..., :3]).astype(np.int64).reshape(-1, 3)
+        colours = np.unique(rgb[:, 0] << 16 | rgb[:, 1] << 8 | rgb[:, 2])
+        assert len(colours) > 10, f"{path.name} is (nearly) a single colour"
+
+
+def test_html_is_self_contained_and_embeds_every_picture(written):
+    paths, out = written
+    page = (out / report.HTML_FILE).read_text(encoding="utf-8")
+    assert "http://" not in page and "https://" not in page
+    # Nothing to load: every src/href is an embedded data URI.
+    for reference in re.findall(r"""(?:src|href)\s*=\s*["']([^"']*)["']""", page):
+        assert reference.startswith("data:image/png;base64,"), reference[:60]
+    assert "<script" not in page and "@import" not in page and "url(" not in page
+    embedded = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", page)
+    pngs = [p for p in paths if p.suffix == ".png"]
+    assert len(embedded) == len(pngs)
+    assert {base64.b64decode(e) for e in embedded} == {p.read_bytes() for p in pngs}
+
+
+def test_html_holds_the_tables(written):
+    page = (written[1] / report.HTML_FILE).read_text(encoding="utf-8")
+    for text in ("single_game_r2_zaxxon", "atari5_per_game_variance_explained_percent", "Welch",
+                 "seed003_difficulty", "Spearman", "Table 8", "optimality_gap"):
+        assert text in page, text
+
+
+def test_pictures_are_deterministic(analyses):
+    def png_bytes():
+        buffer = io.BytesIO()
+        report.plot_fairness(analyses).savefig(buffer, format="png", metadata={"Software": None})
+        return buffer.getvalue()
+
+    assert png_bytes() == png_bytes()
+
+
+def test_correlation_order_groups_categories(analyses):
+    order = report.correlation_order(analyses.correlations, analyses.games)
+    assert sorted(order) == sorted(analyses.correlations.index)
+    category = analyses.games.set_index("game_id")["category"]
+    runs = [category[g] for i, g in enumerate(order) if i == 0 or category[g] != category[order[i - 1]]]
+    assert len(runs) == len(set(runs))  # each category is one contiguous block
+
+
+def test_missing_matplotlib_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.backends.backend_agg", None)
+    with pytest.raises(InputError, match=r"pip install 'atari5-spec\[plot\]'"):
+        report.require_matplotlib()
+
+
+def test_irt_command(capsys):
+    assert cli.main(["irt", "--abilities"]) == 0
+    out = capsys.readouterr().out
+    assert "dropped (no variance after binarising): atlantis, krull, video_pinball" in out
+    assert re.search(r"Spearman rank correlation of difficulty with seed 003 .*: -?\d\.\d{3}", out)
+    table = re.findall(r"^([a-z_]+)\s+(-?\d+\.\d{3})\s+(-?\d+\.\d{3})\s", out, flags=re.MULTILINE)
+    assert len(table) == 57 - 3 and "battle_zone" in [game for game, *_ in table]
+    difficulties = [float(b) for _, b, _ in table]
+    assert difficulties == sorted(difficulties)  # easiest first
+    assert re.search(r"^agent57\s+-?\d+\.\d{3}$", out, flags=re.MULTILINE)  # --abilities
