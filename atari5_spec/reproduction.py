@@ -17,16 +17,11 @@ from . import training
 from .normalisation import human_normalised, inverse_log_transform, log_transform
 from .writing import frame_csv_text, write_text_atomic
 
-__all__ = ["subset_estimate", "algorithm_estimates", "table02", "table03", "table08", "table09",
+__all__ = ["algorithm_estimates", "table02", "table03", "table08", "table09",
            "per_game_table", "table12", "reproduce_tables", "write_tables", "TABLE3_ALGORITHMS"]
 
 # The algorithms the paper's Table 3 shows (MuZero, Agent57, Ape-X, IQN, Rainbow DQN).
 TABLE3_ALGORITHMS = ["muzero", "agent57", "ape-x", "iqn", "rainbow-noop"]
-
-
-def subset_estimate(log_scores, coefficients) -> float:
-    """A subset model's estimate of the median normalised score: phi^-1(sum c_i phi(Z_i))."""
-    return float(inverse_log_transform(np.dot(np.asarray(coefficients, float), np.asarray(log_scores, float))))
 
 
 def algorithm_estimates(rows: pd.DataFrame, coefficients: pd.DataFrame, normalisation: pd.DataFrame,
