@@ -42,7 +42,8 @@ def kfold_test_folds(n_rows: int, n_splits: int = N_SPLITS, seed: int = SEED) ->
 
     scikit-learn shuffles ``arange(n_rows)`` with ``RandomState(seed).shuffle``
     and cuts the result into ``n_splits`` consecutive pieces, the first
-    ``n_rows % n_splits`` of them one row longer. Train rows are the rest.
+    ``n_rows % n_splits`` of them one row longer; each piece is then used in
+    row order (``split`` yields sorted indices). Train rows are the rest.
     """
     if not 2 <= n_splits <= n_rows:
         raise ValueError(f"cannot make {n_splits} folds from {n_rows} rows")
@@ -50,7 +51,7 @@ def kfold_test_folds(n_rows: int, n_splits: int = N_SPLITS, seed: int = SEED) ->
     np.random.RandomState(seed).shuffle(order)
     sizes = np.full(n_splits, n_rows // n_splits)
     sizes[: n_rows % n_splits] += 1
-    return np.split(order, np.cumsum(sizes)[:-1])
+    return [np.sort(piece) for piece in np.split(order, np.cumsum(sizes)[:-1])]
 
 
 def fit_no_intercept(X: np.ndarray, y: np.ndarray) -> np.ndarray:
