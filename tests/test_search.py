@@ -26,6 +26,18 @@ def synthetic(n_rows=62, n_games=14, seed=0, missing_games=6):
     return X, y
 
 
+@pytest.fixture(params=["tree", "direct"])
+def path(request, monkeypatch):
+    """Run a test through the prefix tree (even on small searches) and through the direct fits."""
+    monkeypatch.setattr(search, "_DIRECT_UP_TO", 0 if request.param == "tree" else 10 ** 9)
+    return request.param
+
+
+@pytest.fixture
+def tree(monkeypatch):
+    monkeypatch.setattr(search, "_DIRECT_UP_TO", 0)
+
+
 def reference_mse(X, y, columns):
     rows = ~np.isnan(y) & ~np.isnan(X[:, list(columns)]).any(axis=1)
     return fitting.cross_validate(X[rows][:, list(columns)], y[rows])[0]
@@ -46,7 +58,7 @@ def brute_force_best(X, y, pool, k, always=()):
 
 @pytest.mark.parametrize("k, always", [(1, ()), (2, ()), (3, ()), (4, ()), (5, ()), (2, (3, 9)), (4, (0,)),
                                        (3, (1, 2, 4))])
-def test_every_subset_matches_the_reference(k, always):
+def test_every_subset_matches_the_reference(k, always, path):
     X, y = synthetic(seed=k + len(always))
     pool = [g for g in range(X.shape[1]) if g not in always]
     scores = search.evaluate_all_subsets(X, y, pool, k, always)
@@ -74,7 +86,7 @@ def test_reference_matches_sklearn_on_a_sample():
         assert scores.cv_mse[i] == pytest.approx(theirs, rel=1e-9)
 
 
-def test_threads_do_not_change_results():
+def test_threads_do_not_change_results(tree):
     X, y = synthetic(seed=12, n_games=16)
     one = search.evaluate_all_subsets(X, y, range(16), 5, n_threads=1)
     two = search.evaluate_all_subsets(X, y, range(16), 5, n_threads=2)
@@ -82,7 +94,7 @@ def test_threads_do_not_change_results():
     np.testing.assert_array_equal(one.cv_mse, two.cv_mse)
 
 
-def test_progress_is_reported_up_to_the_total():
+def test_progress_is_reported_up_to_the_total(path):
     X, y = synthetic(seed=13)
     calls = []
     search.evaluate_all_subsets(X, y, range(14), 4, progress=lambda done, total: calls.append((done, total)))
@@ -108,7 +120,7 @@ def test_listed_subsets_agree_with_the_reference_and_with_sklearn_coefficients()
         assert admissible == np.all(theirs >= 0)
 
 
-def test_too_few_rows_gives_nan_not_an_error():
+def test_too_few_rows_gives_nan_not_an_error(path):
     X, y = synthetic(seed=15, missing_games=0)
     X[5:, 0] = np.nan                                                # game 0 has 5 rows: no 10-fold CV
     scores = search.evaluate_all_subsets(X, y, range(6), 2)
@@ -118,7 +130,7 @@ def test_too_few_rows_gives_nan_not_an_error():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_best_subset_is_the_brute_force_choice(seed):
+def test_best_subset_is_the_brute_force_choice(seed, path):
     X, y = synthetic(seed=20 + seed)
     assert search.best_subset(X, y, range(14), 3) == brute_force_best(X, y, range(14), 3)
     assert search.best_subset(X, y, range(2, 14), 2, always=(0, 1)) == brute_force_best(X, y, range(2, 14), 2, (0, 1))
@@ -143,7 +155,23 @@ def test_exact_ties_go_to_the_first_columns():
     assert search.best_subset(X, y, [0, 4, 1], 2) == (0, 1)
 
 
-def test_staged_search_follows_the_paper_on_a_small_problem():
+def test_tree_and_direct_fits_agree_on_a_bigger_search(monkeypatch):
+    """Enough games missing rows that nodes and pairs change their row set at every tree level."""
+    X, y = synthetic(seed=16, n_games=18, missing_games=10)
+    monkeypatch.setattr(search, "_DIRECT_UP_TO", 0)
+    monkeypatch.setattr(search, "_BUCKET_NODES", 10)         # several buckets, batches joined across them
+    monkeypatch.setattr(search, "_PAIR_CHUNK", 2000)
+    tree = search.evaluate_all_subsets(X, y, range(18), 5, always=(), n_threads=2)
+    monkeypatch.setattr(search, "_DIRECT_UP_TO", 10 ** 9)
+    direct = search.evaluate_all_subsets(X, y, range(18), 5)
+    order = {tuple(sorted(subset)): i for i, subset in enumerate(direct.subsets.tolist())}
+    matched = np.array([order[tuple(sorted(subset))] for subset in tree.subsets.tolist()])
+    assert sorted(matched.tolist()) == list(range(len(matched)))
+    np.testing.assert_allclose(tree.cv_mse, direct.cv_mse[matched], rtol=1e-11)
+    np.testing.assert_array_equal(tree.n_rows, direct.n_rows[matched])
+
+
+def test_staged_search_follows_the_paper_on_a_small_problem(path):
     X, y = synthetic(seed=40, n_games=16)
     games = [f"g{i:02d}" for i in range(15)] + ["surround"]
     X[:, 15] = 0.9 * y + 0.01                                        # a perfect predictor that must be excluded
