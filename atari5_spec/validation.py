@@ -266,19 +266,23 @@ def validate_package(path: str | Path | None = None, structure=None, data: Datas
     being computed (see :func:`in_background`); ``data`` the package already loaded.
     """
     root = package_root(path)
-    problems = structure() if structure else frictionless_problems(root)
+    # Frictionless runs on the other core while this process loads and runs pandera.
+    structure = structure or in_background(frictionless_problems, root)
     try:
         data = data if data is not None else load(root)
     except TableReadError as error:
+        problems = structure()
         seen = {(p.file, p.row, p.column) for p in problems}
         relative = str(error.path.relative_to(root))
         problems += [Problem(relative, line, column, f"{text!r} is not a {kind}", _FIXES["type-error"])
                      for line, column, text, kind in error.cells if (relative, line, column) not in seen]
         return problems
     except (ValueError, KeyError, OSError) as error:
+        problems = structure()
         if not problems:
             problems.append(Problem("datapackage.json", None, None, str(error), "fix the file it names"))
         return problems
+    rules = validate_dataset(data)
+    problems = structure()
     seen = {(p.file, p.row, p.column) for p in problems}
-    problems += [p for p in validate_dataset(data) if (p.file, p.row, p.column) not in seen]
-    return problems
+    return problems + [p for p in rules if (p.file, p.row, p.column) not in seen]

@@ -13,6 +13,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 
 def median_seconds(command: list[str], runs: int) -> float:
@@ -28,7 +29,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    exe = shutil.which("atari5-spec") or "atari5-spec"
+    # the console script of this interpreter's environment, else whatever is on PATH
+    beside = Path(sys.executable).with_name("atari5-spec")
+    exe = str(beside) if beside.exists() else (shutil.which("atari5-spec") or "atari5-spec")
     figures = {
         "python -c pass": median_seconds([sys.executable, "-c", "pass"], args.runs),
         "atari5-spec validate": median_seconds([exe, "validate"], args.runs),
