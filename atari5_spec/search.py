@@ -23,19 +23,19 @@ How the work is shared
 ----------------------
 Subsets are visited as a prefix tree, in a fixed column order: all subsets
 starting with games (g1, g2) share the state after sweeping g1 and g2
-(stored, ``_extend``; the deepest stored level is written straight into a
-few large preallocated "buckets", so that the last level reads its batches
-of nodes as views). The last three games of every subset are finished
-together in one vectorised step per (node, g3) (``_pair_mse``): the sweep
-of g3 is folded into it row by row, and the last two games are solved in
-closed form. So each five-game subset costs a few dozen arithmetic
-operations per fold instead of a fresh 5x5 solve. Work is split over up to
-two threads by g3; numpy releases the GIL in its loops.
+(stored, ``_extend``, in a few large preallocated "buckets" per tree level,
+so that the next level reads its batches of nodes as views). The last three
+games of every subset are finished together in one vectorised step per
+(node, g3) (``_pair_mse``): the sweep of g3 is folded into it row by row,
+and the last two games are solved in closed form. So each five-game subset
+costs a few dozen arithmetic operations per fold instead of a fresh 5x5
+solve. Work is split over up to two threads by newest game; numpy releases
+the GIL in its loops.
 
-Small searches (up to ``_DIRECT_UP_TO`` subsets, e.g. the 20,825 subsets of
-the Atari-3-Val stage) skip the tree: every subset is fitted from its row
-set's tables in one batched pass (``_direct_mse``), which costs more per
-subset but has no per-node Python overhead.
+Small searches (``_DIRECT_UP_TO``, e.g. the 20,825 subsets of the
+Atari-3-Val stage) skip the tree: every subset is fitted from its row set's
+tables in one batched pass (``_direct_mse``), which costs more per subset
+but has no per-node Python overhead.
 
 Missing scores
 --------------
@@ -44,11 +44,12 @@ have a score, and the KFold assignment is made over exactly those rows. Each
 tree node therefore carries the row set of its prefix (``_RowSets`` builds
 the fold tables once per distinct row set). Games are visited least-complete
 first, so the row set is usually fixed early in the prefix. A node whose
-newest game lacks rows of its parent's row set ("fresh", 3% of the Atari-5
-nodes) gets its state rebuilt from its own row set's tables, as a low-rank
-update of them (``_fresh_states``). The last pairs that would change the row
-set (2% of the Atari-5 subsets) are fitted one by one (``_direct_mse``) by
-the task that met them.
+newest game lacks rows of its parent's row set (3% of the Atari-5 nodes)
+gets its state rebuilt from its own row set's tables, as a low-rank update
+of them (``_fresh_states``). Of the pairs that would change the row set
+(2% of the Atari-5 subsets), those whose first game does it are finished
+together per node (``_single_mse``), the few others fitted one by one
+(``_direct_mse``), by the task that met them.
 
 Selection
 ---------
@@ -91,15 +92,20 @@ COEFFICIENT_ATOL = 1e-9
 # Arrays processed in one numpy call are kept around this many elements so
 # that the working set stays in the CPU cache.
 _CHUNK_ELEMENTS = 1 << 17
+# The pair step's batches of nodes: (columns x nodes x folds) about this many
+# elements. Smaller batches fit the cache better but cost more Python calls;
+# on the paper's data this size was as fast as any, with one or two threads.
 _PAIR_CHUNK = 1 << 17
-# Searches of at most this many subsets fit every subset directly (no tree):
-# a direct five-game fit costs a few microseconds, the tree's fixed Python
-# overhead (one loop step per node row) tens of milliseconds.
-_DIRECT_UP_TO = 50_000
+# Searches with subsets x (k+1)^2 up to this fit every subset directly (no
+# tree): a direct fit costs about (k+1)^2 operations per fold, the tree has a
+# fixed Python overhead of tens of milliseconds (a loop step per node row).
+# Measured crossovers: ~60,000 subsets of 3 games, ~20,000 of 5.
+_DIRECT_UP_TO = 1_000_000
 # Searches of fewer subsets than this run on one thread by default.
 _THREADED_FROM = 100_000
-# The deepest stored tree level is kept in buckets of at least this many nodes,
-# so that the last level reads most of its batches as plain views of one array.
+# Stored tree levels are kept in buckets of at least this many nodes, so that
+# the next level reads most of its batches as plain views of one array (a
+# bucket's unused corners cost memory: 200 MB for the Atari-5 search).
 _BUCKET_NODES = 256
 
 
@@ -732,14 +738,16 @@ def _write_pairs(batch: _Stack, pivot: bool, rowsets: _RowSets, out: SubsetScore
             out.cv_mse[rows] = np.where(valid, mse, np.nan).ravel()
             # the pair's first game lacks rows (almost all cases): all its pairs later, in one go
             lacking = np.flatnonzero(~compatible[a])
-            swept = np.column_stack([batch.prefixes[lacking], np.full(len(lacking), batch.start + a)])
-            pending.singles.append(_Single(offset + lacking, np.full(len(lacking), count), swept,
-                                           rowsets.narrow(batch.ids[lacking], batch.start + a)))
+            if len(lacking):
+                swept = np.column_stack([batch.prefixes[lacking], np.full(len(lacking), batch.start + a)])
+                pending.singles.append(_Single(offset + lacking, np.full(len(lacking), count), swept,
+                                               rowsets.narrow(batch.ids[lacking], batch.start + a)))
             b_index, node = np.nonzero(~valid & compatible[a])       # only the second game lacks rows
-            positions = np.column_stack([batch.prefixes[node], np.full(len(node), batch.start + a),
-                                         batch.start + b[b_index]])
-            pending.redo.append(_Redo(offset + b_index * count + node, positions,
-                                      rowsets.narrow(batch.ids[node], batch.start + b[b_index])))
+            if len(node):
+                positions = np.column_stack([batch.prefixes[node], np.full(len(node), batch.start + a),
+                                             batch.start + b[b_index]])
+                pending.redo.append(_Redo(offset + b_index * count + node, positions,
+                                          rowsets.narrow(batch.ids[node], batch.start + b[b_index])))
         offset += mse.size
     return offset
 
@@ -760,8 +768,9 @@ def _finish(rowsets: _RowSets, out: SubsetScores, pending: _Pending) -> None:
         out.cv_mse[slots] = np.where(still, mse[c_index, node], np.nan)
         out.n_rows[slots] = rowsets.n_rows[ids[node]]
         lost = ~still                                                          # c lacks rows too
-        redo.append(_Redo(slots[lost], np.column_stack([swept[node[lost]], c[lost]]),
-                          rowsets.narrow(ids[node[lost]], c[lost])))
+        if lost.any():
+            redo.append(_Redo(slots[lost], np.column_stack([swept[node[lost]], c[lost]]),
+                              rowsets.narrow(ids[node[lost]], c[lost])))
     if redo:
         slots, ids = np.concatenate([r.slots for r in redo]), np.concatenate([r.ids for r in redo])
         out.cv_mse[slots], _ = _direct_mse(rowsets, np.concatenate([r.positions for r in redo]), ids)
@@ -775,9 +784,10 @@ def _last_level(buckets: list[_Stack], a: int, rowsets: _RowSets, out: SubsetSco
 
     The sweep of a is folded into the pair step (``_pair_mse(..., pivot=True)``), so
     these nodes' states are never stored. Nodes for which a lacks rows of
-    their row set are left out of the batches (picked rows, not copied
-    states) and done last, from states rebuilt on their smaller row set
-    (``_fresh_states``); pairs that change the row set are fitted directly.
+    their row set are left out of the batches (which are made of the
+    stretches of nodes between them) and done last, from states rebuilt on
+    their smaller row set (``_fresh_states``); pairs that change the row set
+    are done at the end (``_finish``).
     """
     c = rowsets.n_columns - a - 1
     size = max(1, _PAIR_CHUNK // (c * rowsets.n_splits))
@@ -787,7 +797,8 @@ def _last_level(buckets: list[_Stack], a: int, rowsets: _RowSets, out: SubsetSco
         keeps_rows = rowsets.compatible[run.ids, a]
         kept = np.flatnonzero(keeps_rows)
         # in stretches of consecutive nodes, so that every piece of a batch is a view
-        runs += [(run, stretch) for stretch in np.split(kept, np.flatnonzero(np.diff(kept) != 1) + 1) if len(stretch)]
+        stretches = np.split(kept, np.flatnonzero(np.diff(kept) != 1) + 1)
+        runs += [(run, stretch) for stretch in stretches if len(stretch)]
         lost.append((run.prefixes[~keeps_rows], run.ids[~keeps_rows]))
     pending, end = _Pending([], []), offset + count
     for batch in _in_batches(runs, size):
@@ -850,9 +861,9 @@ def evaluate_all_subsets(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: i
     Returns all C(len(pool), k) subsets in a fixed order (not sorted), each
     row listing its games in search order; coefficients are not computed
     (see ``evaluate_subsets``). Work is spread over ``n_threads`` threads
-    (default: up to 2); the results do not depend on it. Searches of up to
-    ``_DIRECT_UP_TO`` subsets fit each subset directly instead (same numbers
-    to rounding, less fixed cost).
+    (default: up to 2); the results do not depend on it. Small searches
+    (``_DIRECT_UP_TO``) fit each subset directly instead (same numbers to
+    rounding, less fixed cost).
     """
     X, y = np.asarray(X, float), np.asarray(y, float)
     order = np.array(_search_order(X, y, pool, always), np.intp)
@@ -861,7 +872,7 @@ def evaluate_all_subsets(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: i
         raise ValueError(f"cannot choose {k} of {n} games")
     rowsets = _RowSets(X, y, always, order, n_splits, seed)
     total = math.comb(n, k)
-    if total <= _DIRECT_UP_TO or k == 1:
+    if total * (k + 1) ** 2 <= _DIRECT_UP_TO or k == 1:
         positions = np.array(list(itertools.combinations(range(n), k)), np.intp).reshape(total, k)
         mse, ids = _quietly(_direct_mse)(rowsets, positions)
         if progress is not None:
@@ -894,7 +905,8 @@ def evaluate_all_subsets(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: i
             starts = range(k - 3, n - 2)
             sizes = {a: math.comb(a, k - 3) * math.comb(n - a - 1, 2) for a in starts}
             offsets = dict(zip(starts, np.cumsum([0] + [sizes[a] for a in starts][:-1]).tolist()))
-            tasks = [(upper, a, rowsets, out, order, offsets[a], sizes[a]) for a in sorted(starts, key=lambda a: -sizes[a])]
+            biggest_first = sorted(starts, key=lambda a: -sizes[a])
+            tasks = [(upper, a, rowsets, out, order, offsets[a], sizes[a]) for a in biggest_first]
             done = 0
             for args, _ in _each(executor, _last_level, tasks):
                 done += sizes[args[1]]

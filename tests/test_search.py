@@ -35,6 +35,7 @@ def path(request, monkeypatch):
 
 @pytest.fixture
 def tree(monkeypatch):
+    """Run a test through the prefix tree even if the search is small."""
     monkeypatch.setattr(search, "_DIRECT_UP_TO", 0)
 
 
@@ -156,19 +157,20 @@ def test_exact_ties_go_to_the_first_columns():
 
 
 def test_tree_and_direct_fits_agree_on_a_bigger_search(monkeypatch):
-    """Enough games missing rows that nodes and pairs change their row set at every tree level."""
+    """Enough games missing rows that nodes and pairs change their row set at every tree level; small
+    buckets and batches, so that batches are also joined across buckets."""
     X, y = synthetic(seed=16, n_games=18, missing_games=10)
     monkeypatch.setattr(search, "_DIRECT_UP_TO", 0)
-    monkeypatch.setattr(search, "_BUCKET_NODES", 10)         # several buckets, batches joined across them
+    monkeypatch.setattr(search, "_BUCKET_NODES", 10)
     monkeypatch.setattr(search, "_PAIR_CHUNK", 2000)
-    tree = search.evaluate_all_subsets(X, y, range(18), 5, always=(), n_threads=2)
+    by_tree = search.evaluate_all_subsets(X, y, range(18), 5, n_threads=2)
     monkeypatch.setattr(search, "_DIRECT_UP_TO", 10 ** 9)
     direct = search.evaluate_all_subsets(X, y, range(18), 5)
     order = {tuple(sorted(subset)): i for i, subset in enumerate(direct.subsets.tolist())}
-    matched = np.array([order[tuple(sorted(subset))] for subset in tree.subsets.tolist()])
+    matched = np.array([order[tuple(sorted(subset))] for subset in by_tree.subsets.tolist()])
     assert sorted(matched.tolist()) == list(range(len(matched)))
-    np.testing.assert_allclose(tree.cv_mse, direct.cv_mse[matched], rtol=1e-11)
-    np.testing.assert_array_equal(tree.n_rows, direct.n_rows[matched])
+    np.testing.assert_allclose(by_tree.cv_mse, direct.cv_mse[matched], rtol=1e-11)
+    np.testing.assert_array_equal(by_tree.n_rows, direct.n_rows[matched])
 
 
 def test_staged_search_follows_the_paper_on_a_small_problem(path):
