@@ -94,8 +94,10 @@ def test_training_table_has_the_papers_3365_scores(dataset):
     rows = training.training_rows(dataset, pool_only=True)
     figures = {r["figure_id"]: r["value"] for r in published_rows("text_figures")}
     assert rows.algorithm_id.nunique() == int(figures["algorithms_retained"])
-    # The paper's table counts four numbers Papers with Code lists twice (under two
-    # papers) for Prior+Duel hs; they are identical and count once in every fit.
+    # 3,365 is the row count of the training table the paper's authors published
+    # with their code (not printed in the paper). It counts four numbers Papers with
+    # Code lists twice (under two papers) for Prior+Duel hs; they are identical and
+    # count once in every fit.
     assert len(rows) == 3365
     assert len(rows.drop_duplicates(["algorithm_id", "game_id"])) == 3361
 
