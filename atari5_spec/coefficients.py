@@ -27,12 +27,11 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
 import pandas as pd
 import yaml
 
 from . import fitting, training
-from .writing import file_stats, frame_csv_text, write_text_atomic
+from .writing import frame_csv_text
 
 __all__ = ["FittedVersion", "fit_version", "version_tables", "write_version", "read_version",
            "read_index", "default_version", "DQN7", "PAPER_VERSION", "METHOD", "manifest"]

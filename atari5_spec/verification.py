@@ -23,7 +23,6 @@ import math
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-import numpy as np
 import pandas as pd
 
 from . import coefficients as coef

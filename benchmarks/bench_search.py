@@ -27,7 +27,6 @@ import os
 import resource
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

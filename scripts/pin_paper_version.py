@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 import atari5_spec  # noqa: E402
 from atari5_spec import coefficients as coef  # noqa: E402
 from atari5_spec import training  # noqa: E402
-from atari5_spec.datapackage import refresh_resource_stats  # noqa: E402
+from atari5_spec.datapackage import read_descriptor, refresh_resource_stats  # noqa: E402
 from atari5_spec.search import staged_search  # noqa: E402
 
 
@@ -40,7 +40,11 @@ def main() -> int:
         "The Atari-5 paper's models (Aitchison, Sweetser, Hutter 2023), recomputed from the paper's training set.",
         atari5_spec.__version__, dataset.version, training.PAPER_RULE, "in_paper_pool", tables, reproduces="paper")
     path = coef.write_version(ROOT / "coefficients", coef.PAPER_VERSION, fitted, content)
-    print(f"wrote {path}")
+    # The first version is the default one; describe its files in datapackage.json.
+    (ROOT / "coefficients" / "index.yaml").write_text(coef.index_text(coef.PAPER_VERSION, [coef.PAPER_VERSION]),
+                                                     encoding="utf-8", newline="")
+    refresh_resource_stats(ROOT, coef.register_version(read_descriptor(ROOT), coef.PAPER_VERSION))
+    print(f"wrote {path}, coefficients/index.yaml and its resources in datapackage.json")
     return 0
 
 

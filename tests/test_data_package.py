@@ -6,7 +6,6 @@ import shutil
 import subprocess
 import sys
 
-import pandas as pd
 import pytest
 
 from atari5_spec import training
