@@ -1,4 +1,4 @@
-"""``atari5-spec contribute check|add``: the command line of atari5_spec.contributions (argparse only, imports on use)."""
+"""``atari5-spec contribute check|add|curves``: the command line of atari5_spec.contributions (argparse only, imports on use)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,38 @@ def _cmd_add(args) -> int:
         print(error if error.report.merged_as and not error.report.problems else format_report(error.report))
         print("nothing was written.")
         return 1
-    fit = sum(1 for row in merge.scores if row["use_in_fit"])
     what = f"corrections of `{merge.corrects}`" if merge.corrects else f"algorithm `{merge.algorithm['algorithm_id']}`"
-    print(f"merged {args.path}: {what}, {fit} scores used by fits and {len(merge.scores) - fit} per-seed scores "
+    print(f"merged {args.path}: {what}, {merge.counts()} "
           f"(score_id {merge.scores[0]['score_id']}-{merge.scores[-1]['score_id']}), source {merge.source['source_id']}; "
           f"{merge.bump} version bump recorded in datapackage.json and CHANGELOG.md.")
+    return 0
+
+
+def _cmd_curves(args) -> int:
+    import sys
+
+    from .curves import curve_rows, parse_budget, read_runs, rule_text
+    from .errors import InputError
+    from .writing import csv_text, write_text_atomic
+
+    budgets = [parse_budget(b) for b in args.budgets.split(",") if b.strip()]
+    final = parse_budget(args.final)
+    if args.points < 1:
+        raise InputError("--points must be at least 1")
+    runs = read_runs(args.runs)
+    rows = curve_rows(runs, budgets, final, args.points)
+    if not rows:
+        raise InputError(f"{args.runs}: no run reaches any of the budgets; check --final and --budgets (frames)")
+    columns = ["game", "seed", "training_frames", "score", "points", "first_frame", "last_frame", "provenance"]
+    text = csv_text(columns, ([r[c] for c in columns] for r in rows))
+    if args.out:
+        write_text_atomic(args.out, text)
+    else:
+        sys.stdout.write(text)
+    counted = len({(r["game"], r["seed"]) for r in rows if r["training_frames"] == final})
+    print(f"{len(runs)} runs, {counted} reach the final budget; {len(rows)} rows"
+          + (f" written to {args.out}" if args.out else "") + ".\nPut this rule in metadata.yaml under "
+          f"upstream.curve_rule:\n  {rule_text(args.points)}", file=sys.stderr)
     return 0
 
 
@@ -52,3 +79,16 @@ def add_contribution_commands(commands) -> None:
                    help="data package directory to write into (default: the one the folder is in); a submission "
                         "from elsewhere is copied to its contributions/<id>/")
     a.set_defaults(run=_cmd_add)
+
+    u = actions.add_parser("curves", help="turn learning curves into the rows of a submission's scores.csv",
+                           description="Reads learning curves (a JSON list of runs {task, seed, xs, ys}, optionally "
+                                       "gzipped, or a CSV game,seed,frames,return) and writes scores.csv rows: each "
+                                       "run's score at every budget and at the final budget, by one stated rule "
+                                       "(printed at the end: copy it into metadata.yaml).")
+    u.add_argument("runs", help="the curves file")
+    u.add_argument("--budgets", default="10M,25M,50M,100M,200M",
+                   help="comma-separated budgets in frames (10M, 400k, 1.5B; default 10M,25M,50M,100M,200M)")
+    u.add_argument("--final", required=True, help="the training budget of the published numbers, e.g. 200M or 400k")
+    u.add_argument("--points", type=int, default=5, help="curve points averaged per budget (default 5)")
+    u.add_argument("--out", default=None, help="file to write (default: standard output)")
+    u.set_defaults(run=_cmd_curves)

@@ -74,6 +74,9 @@ DERIVABLE = ("mean", "median", "best-seed", "single-seed")
 # Text that a spreadsheet would run as a formula (CSV injection).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# "1705.80 ± 439.74": results tables print the mean and its spread in one cell.
+PLUS_MINUS = re.compile(r"(?P<score>[^±]*?)\s*(?:±|\+/-)\s*(?P<std>[^±]*)")
+CURVE_COLUMNS = ("points", "first_frame", "last_frame")
 
 
 class SubmittedScore(NamedTuple):
@@ -84,6 +87,17 @@ class SubmittedScore(NamedTuple):
     raw_value: str  # the score's text as written (stripped of surrounding spaces)
     score: float
     seed: int | None
+    std: float | None = None
+    training_frames: int | None = None  # set on a learning-curve row (score at a budget)
+    points: int | None = None
+    first_frame: int | None = None
+    last_frame: int | None = None
+    where: str | None = None  # the row's own provenance column
+
+    @property
+    def kind(self) -> str:
+        """'published' (the per-game number), 'seed' (a run's final score) or 'budget' (a run at a budget)."""
+        return "budget" if self.training_frames is not None else "published" if self.seed is None else "seed"
 
 
 class Submission(NamedTuple):
@@ -103,6 +117,22 @@ class Merge(NamedTuple):
     scores: list[dict]
     bump: str  # "minor" (new data) or "patch" (corrections only)
     corrects: str | None
+    seed_scores: list[dict] = []    # rows of data/seed_scores.csv
+    budget_scores: list[dict] = []  # rows of data/budget_scores.csv
+
+    def counts(self) -> str:
+        """'57 scores used by fits, 299 per-seed scores and 1495 budget scores'."""
+        fit = sum(1 for r in self.scores if r["use_in_fit"])
+        return (f"{fit} scores used by fits, {len(self.seed_scores)} per-seed scores and "
+                f"{len(self.budget_scores)} budget scores")
+
+
+class PlannedRows(NamedTuple):
+    """The rows a submission gives each table, before ids and supersedes are assigned."""
+
+    scores: list[dict]
+    seed_scores: list[dict]
+    budget_scores: list[dict]
 
 
 class Report(NamedTuple):
@@ -405,6 +435,14 @@ def metadata_problems(data: Any, node, schema: dict, label: str, this_year: int)
         problems.append(Problem(label, _key_line(node, ["paper", "year"]), "paper.year",
                                 f"the year {year} is in the future", "give the year the paper was published"))
     protocol = data.get("protocol") if isinstance(data.get("protocol"), dict) else {}
+    frames, regime = protocol.get("training_frames"), protocol.get("regime")
+    if isinstance(frames, int) and isinstance(regime, str) and "protocol.regime" not in flagged:
+        from .validation import regime_label
+
+        if frames > 0 and regime_label(frames) != regime:
+            problems.append(Problem(label, _key_line(node, ["protocol", "regime"]), "protocol.regime",
+                                    f"regime {regime} does not agree with training_frames {frames}",
+                                    f"write regime: {regime_label(frames)}, or correct training_frames"))
     if protocol.get("statistic") == "single-seed" and protocol.get("seeds") not in (None, 1):
         problems.append(Problem(label, _key_line(node, ["protocol", "seeds"]), "protocol.seeds",
                                 f"statistic single-seed with seeds: {protocol.get('seeds')}",
@@ -528,13 +566,15 @@ def parse_scores(text: str, label: str, table_schema: dict, games, raw_value_max
             problems += row_problems
             if row is None:
                 continue
-            key = (row.game_id, row.seed)
+            key = (row.game_id, row.seed, row.training_frames)
             if key in seen:
                 what = row.game_id if row.seed is None else f"{row.game_id} seed {row.seed}"
+                what += f" at {row.training_frames} frames" if row.training_frames is not None else ""
                 problems.append(Problem(label, line, "game" if row.seed is None else "seed",
                                         f"duplicate row: {what} is given again (first on line {seen[key]})",
-                                        "give one row per game for the published number, and one per game and "
-                                        "seed for per-seed scores; remove the repeated row"))
+                                        "give one row per game for the published number, one per game and "
+                                        "seed for per-seed scores, one per game, seed and training_frames for "
+                                        "learning curves; remove the repeated row"))
                 continue
             seen[key] = line
             rows.append(row)
@@ -565,6 +605,13 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
                               "give one value per column (leave optional cells empty); quote text containing commas")]
     values = {column: cell.strip() for column, cell in zip(header, cells)}
     problems = []
+    raw_text = values["score"]
+    split = PLUS_MINUS.fullmatch(raw_text)
+    if split:  # "mean ± std": the score is the mean; the spread goes to std
+        if values.get("std"):
+            return None, [Problem(label, line, "std", f"the score {raw_text!r} already gives the spread",
+                                  "leave std empty, or write the score without '± spread'")]
+        values["score"], values["std"] = split.group("score").strip(), split.group("std").strip()
     for column, text in values.items():
         field = fields[column]
         risky = formula_problem(label, line, column, text) if field.get("type", "string") == "string" else (
@@ -579,9 +626,25 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
             problems.append(Problem(label, line, column, *message))
         elif message:
             problems.append(Problem(label, line, column, message, field.get("description", "")))
-        elif column == "score" and raw_value_max and len(text) > raw_value_max:
-            problems.append(Problem(label, line, column, f"{text!r} is longer than {raw_value_max} characters",
-                                    "write the number with fewer digits, as the paper prints it"))
+    if raw_value_max and len(raw_text) > raw_value_max and not any(p.column == "score" for p in problems):
+        problems.append(Problem(label, line, "score", f"{raw_text!r} is longer than {raw_value_max} characters",
+                                "write the number with fewer digits, as the paper prints it"))
+    curve = {c: values.get(c, "") for c in CURVE_COLUMNS}
+    if values.get("training_frames"):
+        if not values.get("seed"):
+            problems.append(Problem(label, line, "seed", "a row with training_frames (a learning-curve score) "
+                                    "needs the run's seed", "give the seed of the run the curve belongs to"))
+        problems += [Problem(label, line, c, f"a learning-curve row needs {c}",
+                             "write the rows with atari5-spec contribute curves, which fills points, first_frame "
+                             "and last_frame") for c, text in curve.items() if not text]
+        if all(curve.values()) and not (int(curve["first_frame"]) <= int(curve["last_frame"])
+                                        <= int(values["training_frames"])):
+            problems.append(Problem(label, line, "last_frame", "the averaged points must satisfy "
+                                    "first_frame <= last_frame <= training_frames",
+                                    "recompute the row from the curve"))
+    else:
+        problems += [Problem(label, line, c, f"{c} is only for learning-curve rows (with training_frames)",
+                             "leave it empty, or give training_frames") for c, text in curve.items() if text]
     game_id = None
     if not any(p.column == "game" for p in problems):
         try:
@@ -606,8 +669,13 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
                               f"human {human:g}; the limit is random - {FAR_BELOW_RANDOM} x (human - random) = {floor:g})",
                               "check the sign, the game and the scale (raw score, not normalised); if the paper "
                               "really prints it, say so in metadata notes and ask a maintainer")]
-    seed_text = values.get("seed", "")
-    return SubmittedScore(line, game_id, values["score"], score, int(seed_text) if seed_text else None), []
+    def integer(column):
+        return int(values[column]) if values.get(column) else None
+
+    std = float(values["std"]) if values.get("std") else None
+    return SubmittedScore(line, game_id, " ".join(raw_text.split()), score, integer("seed"), std,
+                          integer("training_frames"), integer("points"), integer("first_frame"), integer("last_frame"),
+                          values.get("provenance") or None), []
 
 
 # --- reading a submission -----------------------------------------------------------------------------------
@@ -686,6 +754,12 @@ def read_submission(path: str | Path, dataset, this_year: int | None = None, che
     naming = id_problems(submission_id, folder, schema_of(root, read_descriptor(root), "algorithms"), name)
     if check_ids and not naming:
         naming = id_collision_problems(folder, submission_id, data.get("corrects"), dataset)
+    if metadata is not None and any(s.kind == "budget" for s in scores) and not (
+            metadata.get("upstream") or {}).get("curve_rule"):
+        problems.append(Problem(metadata_label, None, "upstream.curve_rule",
+                                "scores.csv has learning-curve rows (training_frames) but the metadata states no rule",
+                                "add upstream: with repository, commit, path and curve_rule (atari5-spec contribute "
+                                "curves prints the rule it used)"))
     problems = naming + problems
     if problems or metadata is None:
         return None, problems
@@ -762,77 +836,130 @@ def source_row(submission: Submission, upstream: str) -> dict:
         statistic = protocol["statistic"] + (f" ({protocol['statistic_note']})" if protocol.get("statistic_note") else "")
         parts.append(f"Statistic: {statistic}; seeds: {stated('seeds')}; "
                      f"sticky-action probability: {stated('sticky_action_probability')}.")
+    origin = meta.get("upstream") or {}
+    if origin:
+        parts.append(f"Taken from {origin_text(meta)}" + (f" ({origin['licence']} licence)." if origin.get("licence")
+                                                            else "."))
     if meta.get("notes"):
         parts.append(meta["notes"])
     return dict(source_id=f"contrib-{submission.submission_id}",
                 title=_one_line(f"{paper['title']} ({_author_label(paper['authors'])}), {paper['location']}"),
-                kind="contribution", year=paper["year"], upstream_file=upstream, used_by_paper_fit=False,
+                kind="contribution", year=paper["year"], upstream_file=upstream,
+                repository=origin.get("repository"), commit=origin.get("commit"), repository_path=origin.get("path"),
+                licence=origin.get("licence"), curve_rule=origin.get("curve_rule"), used_by_paper_fit=False,
                 description=_one_line(" ".join(parts)))
+
+
+PROTOCOL_KEYS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
+                 "frame_skip", "max_episode_frames", "training_frames", "regime", "evaluation", "eval_episodes",
+                 "statistic", "seeds", "env_family")
+
+
+def protocol_note(meta: dict) -> str:
+    """Where the protocol facts come from: the contributor's note, else the paper's location; then the statistic."""
+    protocol, paper = meta["protocol"], meta["paper"]
+    parts = [protocol.get("protocol_note") or
+             f"As stated by the submission for {_author_label(paper['authors'])} {paper['year']}, {paper['location']}"]
+    if protocol.get("statistic_note"):
+        parts.append(f"statistic: {protocol['statistic_note']}")
+    return _one_line("; ".join(parts))[:1000]
 
 
 def algorithm_row(submission: Submission, source_id: str) -> dict:
     """The data/algorithms.csv row of a new algorithm, with its protocol and exclusion."""
+    from .validation import regime_label
+
     meta, protocol = submission.metadata, submission.metadata["protocol"]
-    probability = protocol["sticky_action_probability"]
     exclusion, note = protocol_exclusion(protocol)
+    facts = {key: protocol.get(key) for key in PROTOCOL_KEYS}
+    if facts["regime"] is None and facts["training_frames"] is not None:
+        facts["regime"] = regime_label(facts["training_frames"])
     return dict(algorithm_id=submission.submission_id, name=_one_line(meta["name"]), kind="agent",
                 paper_title=_one_line(meta["paper"]["title"]), year=meta["paper"]["year"], source_id=source_id,
-                start_condition=protocol["start_condition"],
-                sticky_actions=None if probability is None else probability > 0,
-                max_episode_frames=protocol["max_episode_frames"], training_frames=protocol["training_frames"],
+                **facts, protocol_note=protocol_note(meta),
                 in_paper_pool=False, exclusion=exclusion, exclusion_note=note)
 
 
-def planned_scores(submission: Submission, algorithm_id: str, source_id: str, upstream: str
-                   ) -> tuple[list[dict], list[Problem], list[Problem]]:
-    """The data/scores.csv rows of a submission, without score_id and supersedes, in their merge order.
+def origin_text(metadata: dict) -> str:
+    """'danijar/dreamerv3@<commit>:scores/x.json.gz' for a submission taken from a repository file, else ''."""
+    upstream = metadata.get("upstream") or {}
+    if not upstream:
+        return ""
+    return f"{upstream['repository']}@{upstream['commit']}:{upstream['path']}"
 
-    Per game (in game id order): the fit row first (the row without a seed, or
-    one derived from the seeds with the metadata's statistic), then the
-    per-seed rows in file order with use_in_fit=false. Nothing given is dropped.
+
+def _provenance(place: str, origin: str, where: str | None) -> str:
+    """The provenance of a data row: the contribution's file and line, then where the contributor took it from."""
+    detail = " ".join(x for x in (origin, where or "") if x)
+    return f"{place}; {detail}" if detail else place
+
+
+def planned_scores(submission: Submission, algorithm_id: str, source_id: str, upstream: str
+                   ) -> tuple[PlannedRows, list[Problem], list[Problem]]:
+    """The rows a submission adds to data/scores.csv, seed_scores.csv and budget_scores.csv, in merge order.
+
+    Per game (in game id order): the fit row (the row without seed, or one
+    derived from the per-seed final scores with the metadata's statistic) goes
+    to scores.csv; per-seed final scores to seed_scores.csv; learning-curve
+    rows (with training_frames) to budget_scores.csv. Nothing given is dropped.
+    A published number that contradicts its own per-seed rows by more than
+    rounding is a problem: one of them is mistyped.
     """
     from .writing import format_value
 
     protocol = submission.metadata.get("protocol", {})
     statistic, n_seeds = protocol.get("statistic"), protocol.get("seeds")
     extra = protocol.get("extra_training_data")
+    origin = origin_text(submission.metadata)
     label = _display(submission.folder, SCORES_FILE)
-    rows, problems, warnings = [], [], []
+    planned, problems, warnings = PlannedRows([], [], []), [], []
 
-    def row(game_id, score, raw_value, provenance, use_in_fit):
-        return dict(algorithm_id=algorithm_id, game_id=game_id, score=score, raw_value=raw_value,
+    def fit_row(game_id, score, raw_value, std, provenance):
+        return dict(algorithm_id=algorithm_id, game_id=game_id, score=score, raw_value=raw_value, std=std,
                     source_id=source_id, reported_in=None, provenance=provenance,
-                    extra_training_data=extra, use_in_fit=use_in_fit)
+                    extra_training_data=extra, use_in_fit=True)
+
+    def seed_row(s: SubmittedScore):
+        return dict(algorithm_id=algorithm_id, game_id=s.game_id, seed=s.seed, score=s.score, raw_value=s.raw_value,
+                    source_id=source_id, provenance=_provenance(f"{upstream}:{s.line}", origin, s.where))
 
     for game_id in sorted({s.game_id for s in submission.scores}):
         given = [s for s in submission.scores if s.game_id == game_id]
-        published = next((s for s in given if s.seed is None), None)
-        seeds = [s for s in given if s.seed is not None]
+        published = next((s for s in given if s.kind == "published"), None)
+        seeds = [s for s in given if s.kind == "seed"]
         if seeds and n_seeds is not None and len(seeds) != n_seeds:
             warnings.append(Problem(label, seeds[0].line, "seed", f"{game_id} has {len(seeds)} per-seed rows, "
                                     f"metadata says seeds: {n_seeds}", "give every seed, or correct protocol.seeds"))
         if published is not None:
-            rows.append(row(game_id, published.score, published.raw_value, f"{upstream}:{published.line}", True))
+            planned.scores.append(fit_row(game_id, published.score, published.raw_value, published.std,
+                                          _provenance(f"{upstream}:{published.line}", origin, published.where)))
             if seeds and statistic in DERIVABLE[:3]:
                 derived = seed_statistic([s.raw_value for s in seeds], statistic)
-                unit = Fraction(10) ** Decimal(published.raw_value).as_tuple().exponent
-                if abs(derived - Fraction(Decimal(published.raw_value))) > unit / 2:
-                    warnings.append(Problem(label, published.line, "score",
+                unit = Fraction(10) ** Decimal(NUMBER.match(published.raw_value).group()).as_tuple().exponent
+                if abs(derived - Fraction(Decimal(str(published.score)))) > unit / 2:
+                    problems.append(Problem(label, published.line, "score",
                                             f"{game_id}: the published {statistic} {published.raw_value} differs from "
-                                            f"the {statistic} of the per-seed rows, {float(derived):g}, "
+                                            f"the {statistic} of its {len(seeds)} per-seed rows, {float(derived):g}, "
                                             "by more than rounding",
-                                            "check both against the paper"))
-        elif statistic in DERIVABLE and (statistic != "single-seed" or len(seeds) == 1):
+                                            f"check line {published.line} and the per-seed rows (lines "
+                                            f"{_line_ranges([s.line for s in seeds])}) against the paper"))
+        elif seeds and statistic in DERIVABLE and (statistic != "single-seed" or len(seeds) == 1):
             value = float(seed_statistic([s.raw_value for s in seeds], statistic))
-            provenance = f"{upstream}:{_line_ranges([s.line for s in seeds])} ({statistic} of {len(seeds)} seeds)"
-            rows.append(row(game_id, value, format_value(value), provenance, True))
-        else:
-            problems.append(Problem(label, seeds[0].line, "seed",
+            place = f"{upstream}:{_line_ranges([s.line for s in seeds])} ({statistic} of {len(seeds)} seeds)"
+            planned.scores.append(fit_row(game_id, value, format_value(value), None, _provenance(place, origin, None)))
+        elif seeds or published is None and not any(s.kind == "budget" for s in given):
+            problems.append(Problem(label, (seeds or given)[0].line, "seed",
                                     f"{game_id} has only per-seed rows, and the statistic {statistic!r} "
                                     "cannot be computed from them",
                                     "add a row without seed holding the number the paper publishes for the game"))
-        rows += [row(game_id, s.score, s.raw_value, f"{upstream}:{s.line}", False) for s in seeds]
-    return rows, problems, warnings
+        planned.seed_scores.extend(seed_row(s) for s in seeds)
+        planned.budget_scores.extend(
+            dict(algorithm_id=algorithm_id, game_id=game_id, training_frames=s.training_frames, seed=s.seed,
+                 score=s.score, raw_value=s.raw_value, points=s.points, first_frame=s.first_frame,
+                 last_frame=s.last_frame, source_id=source_id,
+                 provenance=_provenance(f"{upstream}:{s.line}", origin, s.where))
+            for s in given if s.kind == "budget")
+    return planned, problems, warnings
 
 
 def _current_fit_rows(scores) -> Any:
@@ -895,8 +1022,9 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
     known = set(dataset.algorithms["algorithm_id"])
     target = meta.get("corrects")
     algorithm = None if target else algorithm_row(submission, source["source_id"])
-    rows, row_problems, row_warnings = planned_scores(submission, target or submission.submission_id,
-                                                      source["source_id"], upstream)
+    planned, row_problems, row_warnings = planned_scores(submission, target or submission.submission_id,
+                                                         source["source_id"], upstream)
+    rows = planned.scores
     problems += row_problems
     warnings += row_warnings
     if target in known:
@@ -923,8 +1051,8 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
         warnings += _duplicate_warnings(rows, dataset, scores_label)
     first = int(dataset.scores["score_id"].max()) + 1 if len(dataset.scores) else 1
     scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
-    bump = "patch" if target and all_corrections else "minor"
-    return Merge(source, algorithm, scores, bump, target), [], warnings
+    bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"
+    return Merge(source, algorithm, scores, bump, target, planned.seed_scores, planned.budget_scores), [], warnings
 
 
 # --- already merged ---------------------------------------------------------------------------------------
@@ -933,20 +1061,26 @@ def merged_problems(submission: Submission, dataset, source_id: str) -> list[Pro
     """Problems when data/ no longer holds exactly the rows the merged submission gives."""
     upstream = f"contributions/{submission.submission_id}/{SCORES_FILE}"
     target = submission.metadata.get("corrects") or submission.submission_id
-    rows, problems, _ = planned_scores(submission, target, source_id, upstream)
+    planned, problems, _ = planned_scores(submission, target, source_id, upstream)
     if problems:
         return problems
-    columns = ["algorithm_id", "game_id", "score", "raw_value", "provenance", "use_in_fit"]
-    expected = sorted(tuple(r[c] for c in columns) for r in rows)
-    stored = dataset.scores[dataset.scores["source_id"] == source_id]
-    found = sorted(tuple(bool(v) if c == "use_in_fit" else v for c, v in zip(columns, t))
-                   for t in stored[columns].itertuples(index=False, name=None))
-    if expected == found:
-        return []
-    return [Problem(_display(submission.folder, SCORES_FILE), None, None,
-                    f"already merged as source {source_id}, but data/scores.csv holds {len(found)} rows of it "
-                    f"where the submission gives {len(expected)} (or their numbers differ)",
-                    "a merged submission must not change: submit a correction (corrects: ...) in a new folder")]
+    compared = {"scores": ["algorithm_id", "game_id", "score", "raw_value", "provenance", "use_in_fit"],
+                "seed_scores": ["algorithm_id", "game_id", "seed", "score", "raw_value", "provenance"],
+                "budget_scores": ["algorithm_id", "game_id", "training_frames", "seed", "score", "raw_value",
+                                  "provenance"]}
+    for table, columns in compared.items():
+        expected = sorted(tuple(r[c] for c in columns) for r in getattr(planned, table))
+        frame = getattr(dataset, table)
+        stored = frame[frame["source_id"] == source_id] if frame is not None else None
+        found = [] if stored is None else sorted(
+            tuple(bool(v) if c == "use_in_fit" else int(v) if c in ("seed", "training_frames") else v
+                  for c, v in zip(columns, t)) for t in stored[columns].itertuples(index=False, name=None))
+        if expected != found:
+            return [Problem(_display(submission.folder, SCORES_FILE), None, None,
+                            f"already merged as source {source_id}, but data/{table}.csv holds {len(found)} rows of "
+                            f"it where the submission gives {len(expected)} (or their numbers differ)",
+                            "a merged submission must not change: submit a correction (corrects: ...) in a new folder")]
+    return []
 
 
 # --- rendering and writing -------------------------------------------------------------------------------------
@@ -967,7 +1101,8 @@ def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
     descriptor = read_descriptor(root)
     texts = {}
     for name, rows in (("sources", [merge.source]), ("algorithms", [merge.algorithm] if merge.algorithm else []),
-                       ("scores", merge.scores)):
+                       ("scores", merge.scores), ("seed_scores", merge.seed_scores),
+                       ("budget_scores", merge.budget_scores)):
         if not rows:
             continue
         resource = next(r for r in descriptor["resources"] if r["name"] == name)
@@ -978,7 +1113,7 @@ def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
 
 def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
     """pandera validation of the package as it would be after writing ``texts`` (checked in a scratch copy)."""
-    from .loading import TableReadError, load
+    from .loading import TABLES, TableReadError, load
     from .validation import validate_dataset
 
     with tempfile.TemporaryDirectory(prefix="atari5-contribution-") as scratch:
@@ -986,7 +1121,7 @@ def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
         shutil.copy2(root / "datapackage.json", scratch / "datapackage.json")
         shutil.copytree(root / "schemas", scratch / "schemas")
         for resource in read_descriptor(root)["resources"]:
-            if resource["name"] in ("games", "algorithms", "scores", "sources"):
+            if resource["name"] in TABLES:
                 target = scratch / resource["path"]
                 target.parent.mkdir(parents=True, exist_ok=True)
                 if resource["path"] in texts:
@@ -1058,11 +1193,12 @@ def check_submission(path: str | Path, package: str | Path | None = None, this_y
 def _changelog_line(merge: Merge, submission: Submission, version: str) -> tuple[str, str]:
     """(section, line) of the CHANGELOG entry of a merge."""
     fit = [r for r in merge.scores if r["use_in_fit"]]
-    per_seed = len(merge.scores) - len(fit)
     ids = f"score_id {merge.scores[0]['score_id']}-{merge.scores[-1]['score_id']}"
     contributor = submission.metadata["contributor"]["name"]
     folder = f"contributions/{submission.submission_id}/"
-    seeds = f" and {per_seed} per-seed scores" if per_seed else ""
+    seeds = "".join(f", {len(rows)} {what}" for rows, what in ((merge.seed_scores, "per-seed scores"),
+                                                                (merge.budget_scores, "scores at training budgets"))
+                    if rows)
     if merge.corrects:
         corrected = sum(1 for r in fit if r["supersedes"] is not None)
         section = "Fixed" if merge.bump == "patch" else "Added"
@@ -1135,9 +1271,7 @@ def format_report(report: Report) -> str:
                      "NOT ready to merge.")
     else:
         merge = report.merge
-        fit = sum(1 for r in merge.scores if r["use_in_fit"])
         what = (f"corrects `{merge.corrects}`" if merge.corrects else f"new algorithm `{merge.algorithm['algorithm_id']}`")
-        lines.append(f"{report.submission_id}: ready to merge: {what}, {fit} scores used by fits and "
-                     f"{len(merge.scores) - fit} per-seed scores ({merge.bump} version bump)"
+        lines.append(f"{report.submission_id}: ready to merge: {what}, {merge.counts()} ({merge.bump} version bump)"
                      + (f", {len(report.warnings)} warning(s) for the reviewer." if report.warnings else "."))
     return "\n".join(lines)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .datapackage import package_root, read_descriptor, resource_path, schema_of
 
-__all__ = ["Dataset", "load", "read_table", "TableReadError", "PANDAS_DTYPES"]
+__all__ = ["Dataset", "load", "read_table", "TableReadError", "PANDAS_DTYPES", "TABLES"]
 
 # Frictionless field type -> pandas dtype (nullable, so that missing stays missing).
 PANDAS_DTYPES = {"string": "string", "number": "float64", "integer": "Int64", "boolean": "boolean"}
@@ -24,6 +24,8 @@ class Dataset(NamedTuple):
     sources: pd.DataFrame
     version: str
     root: Path
+    seed_scores: pd.DataFrame | None = None    # per-seed final scores (data package 1.0)
+    budget_scores: pd.DataFrame | None = None  # per-seed scores at training budgets (data package 1.0)
 
 
 _PATTERNS = {
@@ -33,6 +35,10 @@ _PATTERNS = {
     "integer": r"[+-]?\d+",
     "boolean": r"true|false",
 }
+
+
+# The package's data tables (resource names), in validation order.
+TABLES = ("sources", "games", "algorithms", "scores", "seed_scores", "budget_scores")
 
 
 class TableReadError(ValueError):
@@ -90,5 +96,5 @@ def load(path: str | Path | None = None) -> Dataset:
     root = package_root(path)
     descriptor = read_descriptor(root)
     tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name))
-              for name in ("games", "algorithms", "scores", "sources")}
+              for name in TABLES}
     return Dataset(**tables, version=descriptor["version"], root=root)

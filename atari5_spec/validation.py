@@ -25,13 +25,10 @@ import numpy as np
 import pandas as pd
 
 from .datapackage import package_root, read_descriptor, schema_of
-from .loading import PANDAS_DTYPES, Dataset, TableReadError, load
+from .loading import PANDAS_DTYPES, TABLES, Dataset, TableReadError, load
 
 __all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
            "frictionless_problems", "in_background"]
-
-TABLES = ("sources", "games", "algorithms", "scores")
-
 
 class Problem(NamedTuple):
     """One thing wrong with the package, located and with a fix."""
@@ -150,7 +147,7 @@ def rule_checks(name: str, data: Dataset) -> list:
                   "the package must mark exactly 57 games as in_57", "set in_57 to true for the canonical 57 games only"),
         ]
     if name == "algorithms":
-        return [
+        return protocol_checks(pa) + [
             _rule(pa, "exclusion_note", lambda d: d.exclusion.isna() == d.exclusion_note.isna(),
                   "exclusion and exclusion_note go together", "give both a reason code and a sentence, or neither"),
             _rule(pa, "year", lambda d: ~(d.year > this_year).fillna(False),
@@ -198,7 +195,70 @@ def rule_checks(name: str, data: Dataset) -> list:
                   "supersedes must name an earlier row of the same algorithm and game",
                   "point supersedes at the score_id being corrected"),
         ]
+    if name in ("seed_scores", "budget_scores"):
+        return per_seed_checks(pa, name, data)
     return [_rule(pa, "source_id", lambda d: ~d.source_id.duplicated(keep=False), "duplicate source_id", "use a new id")]
+
+
+PROTOCOL_COLUMNS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
+                    "frame_skip", "max_episode_frames", "training_frames", "regime", "evaluation", "eval_episodes",
+                    "statistic", "seeds", "env_family")
+
+
+def regime_label(training_frames: float) -> str:
+    """The regime label of a budget in frames: atari-100k for 400k frames, else 10M, 200M, 22.8B, ..."""
+    if training_frames == 400_000:
+        return "atari-100k"
+    if training_frames < 1_000_000_000:
+        return f"{training_frames / 1e6:g}M"
+    return f"{training_frames / 1e9:g}B"
+
+
+def protocol_checks(pa) -> list:
+    """Protocol facts that must agree with each other (data package 1.0)."""
+    def regime_ok(d):
+        both = d.regime.notna() & d.training_frames.notna()
+        labels = pd.Series([regime_label(float(f)) if b else None for f, b in zip(d.training_frames, both)],
+                           index=d.index, dtype=object)
+        return ~both | (labels == d.regime.astype(object))
+
+    def cited(d):
+        stated = d[[c for c in PROTOCOL_COLUMNS if c in d]].notna().any(axis=1)
+        return ~stated | d.protocol_note.notna()
+
+    return [
+        _rule(pa, "regime", regime_ok, "regime does not agree with training_frames",
+              "write the label of training_frames (400000 -> atari-100k, 200000000 -> 200M, 1e10 -> 10B)"),
+        _rule(pa, "protocol_note", cited, "protocol facts without protocol_note",
+              "say in protocol_note where each fact comes from (paper section, table or configuration file)"),
+        _rule(pa, "seeds", lambda d: ~((d.statistic == "single-seed") & (d.seeds != 1)).fillna(False),
+              "statistic single-seed with more than one seed", "set seeds to 1, or name the statistic over the seeds"),
+    ]
+
+
+def per_seed_checks(pa, name: str, data: Dataset) -> list:
+    """Rules of the per-seed tables: known ids, finite scores, curve windows inside the budget."""
+    games, algorithms, sources = data.games, data.algorithms, data.sources
+    canonical = games.loc[games.in_57.astype(bool), "game_id"]
+    checks = [
+        _rule(pa, "score", lambda d: pd.Series(np.isfinite(d.score.to_numpy(float)), index=d.index),
+              "score is not a finite number", "write the score as a plain number"),
+        _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
+              "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
+        _rule(pa, "game_id", lambda d: d.game_id.isin(canonical),
+              "game_id is not one of the 57 canonical games in data/games.csv", "use a canonical game id"),
+        _rule(pa, "source_id", lambda d: d.source_id.isin(sources.source_id),
+              "source_id is not in data/sources.csv", "add the source or fix the id"),
+    ]
+    if name == "budget_scores":
+        checks += [
+            _rule(pa, "last_frame", lambda d: (d.first_frame <= d.last_frame) & (d.last_frame <= d.training_frames),
+                  "the averaged curve points must lie at or below the budget (first_frame <= last_frame <= training_frames)",
+                  "recompute the row with atari-5 contribute curves"),
+            _rule(pa, "source_id", lambda d: d.source_id.isin(sources.loc[sources.curve_rule.notna(), "source_id"]),
+                  "budget rows need a source with a curve_rule", "give the rule in data/sources.csv curve_rule"),
+        ]
+    return checks
 
 
 def _failure_problems(file: str, failures: pd.DataFrame) -> list[Problem]:
@@ -227,6 +287,8 @@ def validate_dataset(data: Dataset) -> list[Problem]:
     problems = []
     for name in TABLES:
         frame = getattr(data, name)
+        if frame is None:  # a Dataset built by hand in a notebook may leave the per-seed tables out
+            continue
         schema = pandera_schema(schema_of(data.root, descriptor, name), name, rule_checks(name, data))
         try:
             schema.validate(frame, lazy=True)

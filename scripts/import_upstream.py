@@ -28,6 +28,13 @@ pipeline:
 
 The output is deterministic: rows sorted, ids assigned in sorted order,
 numbers written so they round-trip exactly.
+
+This script writes the data package 0.1.0 layout. The current data is
+rebuilt, byte for byte, by three steps on a package at 0.1.0::
+
+    python scripts/import_upstream.py UPSTREAM_ATARI5_DIR --out PKG
+    python scripts/migrate_0_to_1.py PKG                # protocol columns, new resources, 1.0.0
+    python scripts/import_2023.py UPSTREAM_2023_DIR --package PKG   # results after 2022, as contributions
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import yaml
 from atari5_spec import contributions as contrib
 from atari5_spec import training
 from atari5_spec.cli import main
-from atari5_spec.datapackage import package_root, read_descriptor
+from atari5_spec.datapackage import bump_version, package_root, read_descriptor
 from atari5_spec.loading import load
 from atari5_spec.validation import validate_package
 from atari5_spec.verification import verify
@@ -354,31 +354,76 @@ def test_seeds_keep_every_number_and_derive_the_fit_row_exactly(package):
               "Breakout,401,0,\nBreakout,388,1,\nBreakout,415.5,2,\n")
     report = contrib.check_submission(make_submission(package / "contributions", scores=scores))
     assert report.ok, contrib.format_report(report)
-    rows = [(r["game_id"], r["score"], r["raw_value"], r["provenance"].split("/")[-1], r["use_in_fit"])
+    rows = [(r["game_id"], r["score"], r["raw_value"], r["std"], r["provenance"].split("/")[-1], r["use_in_fit"])
             for r in report.merge.scores]
     mean = float(Fraction(401) / 3 + Fraction(388) / 3 + Fraction(4155, 10) / 3)
     assert rows == [
-        ("breakout", mean, repr(mean), "scores.csv:6-8 (mean of 3 seeds)", True),
-        ("breakout", 401.0, "401", "scores.csv:6", False),
-        ("breakout", 388.0, "388", "scores.csv:7", False),
-        ("breakout", 415.5, "415.5", "scores.csv:8", False),
-        ("phoenix", 35120.7, "35120.7", "scores.csv:2", True),
-        ("phoenix", 34000.1, "34000.1", "scores.csv:3", False),
-        ("phoenix", 35500.0, "35500", "scores.csv:4", False),
-        ("phoenix", 35862.0, "35862", "scores.csv:5", False),
+        ("breakout", mean, repr(mean), None, "scores.csv:6-8 (mean of 3 seeds)", True),
+        ("phoenix", 35120.7, "35120.7", 900.0, "scores.csv:2", True),
     ]
+    seeds = [(r["game_id"], r["seed"], r["score"], r["raw_value"], r["provenance"].split("/")[-1])
+             for r in report.merge.seed_scores]
+    assert seeds == [
+        ("breakout", 0, 401.0, "401", "scores.csv:6"),
+        ("breakout", 1, 388.0, "388", "scores.csv:7"),
+        ("breakout", 2, 415.5, "415.5", "scores.csv:8"),
+        ("phoenix", 0, 34000.1, "34000.1", "scores.csv:3"),
+        ("phoenix", 1, 35500.0, "35500", "scores.csv:4"),
+        ("phoenix", 2, 35862.0, "35862", "scores.csv:5"),
+    ]
+    assert report.merge.budget_scores == []
 
 
-def test_a_published_mean_that_disagrees_with_its_seeds_is_flagged_for_the_reviewer(package):
+def test_mean_plus_minus_std_cells_keep_their_text_and_split_the_numbers(package):
+    scores = "game,score\nPhoenix,1705.80 ± 439.74\nQ*bert,18230 +/- 950\n"
+    report = contrib.check_submission(make_submission(package / "contributions", scores=scores))
+    assert report.ok, contrib.format_report(report)
+    assert [(r["game_id"], r["score"], r["std"], r["raw_value"]) for r in report.merge.scores] == [
+        ("phoenix", 1705.8, 439.74, "1705.80 ± 439.74"), ("qbert", 18230.0, 950.0, "18230 +/- 950")]
+
+
+def test_a_spread_given_twice_is_a_problem(package):
+    scores = "game,score,std\nPhoenix,1705.80 ± 439.74,439.74\n"
+    report = contrib.check_submission(make_submission(package / "contributions", scores=scores))
+    assert not report.ok
+    assert [(p.row, p.column) for p in report.problems] == [(2, "std")]
+
+
+def test_learning_curve_rows_go_to_the_budget_table_and_need_a_rule(package):
+    scores = ("game,score,seed,training_frames,points,first_frame,last_frame\n"
+              "Phoenix,100,0,,,,\nPhoenix,50,0,10000000,5,8400000,10000000\nPhoenix,100,0,200000000,5,198400000,200000000\n")
+    report = contrib.check_submission(make_submission(package / "contributions", scores=scores))
+    assert not report.ok and [p.column for p in report.problems] == ["upstream.curve_rule"]
+    meta = metadata(upstream={"repository": "example/curves", "commit": "0" * 40, "path": "runs.json",
+                              "curve_rule": "mean of the last 5 points at or below the budget"})
+    report = contrib.check_submission(make_submission(package / "contributions", "test-agent-2", meta=meta,
+                                                      scores=scores))
+    assert report.ok, contrib.format_report(report)
+    assert [(r["training_frames"], r["seed"], r["score"], r["points"]) for r in report.merge.budget_scores] == [
+        (10000000, 0, 50.0, 5), (200000000, 0, 100.0, 5)]
+    assert report.merge.source["curve_rule"].startswith("mean of the last 5")
+    assert report.merge.source["repository"] == "example/curves"
+    assert all(";" in r["provenance"] and "example/curves@" in r["provenance"] for r in report.merge.budget_scores)
+
+
+def test_a_curve_row_without_its_seed_or_window_is_a_problem(package):
+    scores = "game,score,seed,training_frames,points,first_frame,last_frame\nPhoenix,50,,10000000,5,,\n"
+    report = contrib.check_submission(make_submission(package / "contributions", scores=scores))
+    assert {(p.row, p.column) for p in report.problems} >= {(2, "seed"), (2, "first_frame"), (2, "last_frame")}
+
+
+def test_a_published_mean_that_disagrees_with_its_seeds_is_rejected_naming_both(package):
     scores = "game,score,seed\nPhoenix,30000,\nPhoenix,34000.1,0\nPhoenix,35500,1\nPhoenix,35862,2\n"
     report = contrib.check_submission(make_submission(package / "contributions", scores=scores))
-    assert report.ok
-    assert any("differs from the mean of the per-seed rows" in w.message for w in report.warnings)
+    assert not report.ok
+    [problem] = report.problems
+    assert problem.row == 2 and "differs from the mean of its 3 per-seed rows" in problem.message
+    assert "lines 3-5" in problem.fix
 
 
 @pytest.mark.parametrize("protocol, expected", [
-    ({"max_episode_frames": 400000}, ("episode-frame-limit", True, 400000, 200000000)),
-    ({"training_frames": 400000, "sticky_action_probability": 0}, ("training-budget", False, 108000, 400000)),
+    ({"max_episode_frames": 400000}, ("episode-frame-limit", 0.25, 400000, 200000000)),
+    ({"training_frames": 400000, "sticky_action_probability": 0}, ("training-budget", 0, 108000, 400000)),
     ({"max_episode_frames": None, "training_frames": None, "sticky_action_probability": None}, (None, None, None, None)),
 ], ids=["episode-frame-limit", "training-budget", "not-stated"])
 def test_protocol_fills_the_algorithm_row_and_its_exclusion(package, protocol, expected):
@@ -387,7 +432,11 @@ def test_protocol_fills_the_algorithm_row_and_its_exclusion(package, protocol, e
     report = contrib.check_submission(make_submission(package / "contributions", meta=meta))
     assert report.ok, contrib.format_report(report)
     row = report.merge.algorithm
-    assert (row["exclusion"], row["sticky_actions"], row["max_episode_frames"], row["training_frames"]) == expected
+    assert (row["exclusion"], row["sticky_action_probability"], row["max_episode_frames"],
+            row["training_frames"]) == expected
+    assert row["regime"] == (None if row["training_frames"] is None else
+                             "atari-100k" if row["training_frames"] == 400000 else "200M")
+    assert row["protocol_note"]
     assert (row["exclusion_note"] is None) == (row["exclusion"] is None)
 
 
@@ -437,14 +486,14 @@ def test_a_correction_adds_superseding_rows_and_is_a_patch(package, dataset):
     assert [(r["algorithm_id"], r["game_id"], r["raw_value"], r["supersedes"]) for r in merge.scores] == [
         ("dreamerv2", "alien", "4000", int(alien.score_id)), ("dreamerv2", "amidar", "2600.5", int(amidar.score_id))]
     after = load(package)
-    assert read_descriptor(package)["version"] == "0.1.1"
+    assert read_descriptor(package)["version"] == bump_version(dataset.version, "patch")
     assert (package / "data/algorithms.csv").read_bytes() == before["data/algorithms.csv"]  # no new algorithm
     for path in ("data/scores.csv", "data/sources.csv"):  # append-only: the old bytes are a prefix
         assert (package / path).read_bytes().startswith(before[path])
     current = training.candidate_rows(after.scores, after.algorithms, after.games)
     current = current[current.algorithm_id == "dreamerv2"].set_index("game_id").score
     assert (current["alien"], current["amidar"]) == (4000.0, 2600.5)
-    assert "### Fixed\n- Data 0.1.1: 2 corrected and 0 new scores of `dreamerv2`" in \
+    assert f"### Fixed\n- Data {bump_version(dataset.version, 'patch')}: 2 corrected and 0 new scores of `dreamerv2`" in \
         (package / "CHANGELOG.md").read_text(encoding="utf-8")
     # dreamerv2 is in the paper's training set: its pinned rows still exist unchanged, so it still verifies.
     failed = [c for c in verify(package, search=False) if not c.ok]
@@ -499,6 +548,7 @@ def merged(tmp_path_factory, dataset):
     report = contrib.check_submission(folder)
     merge = contrib.add_submission(folder)
     return {"root": target, "report": report, "merge": merge, "before": before, "dreamerv2": rows,
+            "version": dataset.version,
             "first_id": int(dataset.scores.score_id.max()) + 1}
 
 
@@ -521,9 +571,9 @@ def test_merge_adds_exactly_the_expected_rows(merged):
     assert added.supersedes.isna().all() and added.reported_in.isna().all()
     assert all(p.startswith("contributions/dreamerv2-resubmitted/scores.csv:") for p in added.provenance)
     algorithm = data.algorithms.set_index("algorithm_id").loc["dreamerv2-resubmitted"]
-    assert (algorithm["name"], algorithm["kind"], algorithm["year"], bool(algorithm["sticky_actions"]),
+    assert (algorithm["name"], algorithm["kind"], algorithm["year"], algorithm["sticky_action_probability"],
             algorithm["max_episode_frames"], bool(algorithm["in_paper_pool"])) == (
-        "DreamerV2 (resubmitted)", "agent", 2021, True, 108000, False)
+        "DreamerV2 (resubmitted)", "agent", 2021, 0.25, 108000, False)
     source = data.sources.set_index("source_id").loc["contrib-dreamerv2-resubmitted"]
     assert (source["kind"], source["upstream_file"], source["title"]) == (
         "contribution", "contributions/dreamerv2-resubmitted/scores.csv",
@@ -531,7 +581,7 @@ def test_merge_adds_exactly_the_expected_rows(merged):
     for path, old in merged["before"].items():  # append-only: every old byte stays, one row per new line
         new = (root / path).read_bytes()
         assert new.startswith(old)
-    assert read_descriptor(root)["version"] == "0.2.0"
+    assert read_descriptor(root)["version"] == bump_version(merged["version"], "minor")
 
 
 def test_merged_package_validates(merged):
@@ -553,4 +603,5 @@ def test_a_new_version_fitted_on_the_enlarged_data_and_the_paper_version_both_ve
     checks = verify(root, search=False)
     assert not [c for c in checks if not c.ok]
     assert {c.name.split(":")[0] for c in checks if ":" in c.name} >= {"paper-2023", "2026-test"}
-    assert read_descriptor(root)["version"] == "0.3.0" and data.version == "0.3.0"
+    expected = bump_version(bump_version(merged["version"], "minor"), "minor")
+    assert read_descriptor(root)["version"] == expected and data.version == expected

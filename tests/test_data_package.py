@@ -101,9 +101,13 @@ def test_training_table_has_the_papers_3365_scores(dataset):
     assert len(rows.drop_duplicates(["algorithm_id", "game_id"])) == 3361
 
 
-def test_the_current_rule_on_all_entries_gives_the_same_training_table(dataset):
+def test_the_current_rule_on_the_upstream_tables_gives_the_same_training_table(dataset):
+    # Every entry of the Atari-5 paper's upstream tables, not only its pool, under the
+    # inclusion rule gives the paper's training table; contributed entries come on top.
+    contributed = dataset.sources.loc[dataset.sources.kind == "contribution", "source_id"]
+    upstream = dataset.algorithms[~dataset.algorithms.source_id.isin(contributed)]
     pool = training.training_rows(dataset, pool_only=True)
-    everything = training.training_rows(dataset)
+    everything = training.training_rows(dataset._replace(algorithms=upstream))
     assert pool.score_id.tolist() == everything.score_id.tolist()
 
 
@@ -126,14 +130,22 @@ def test_every_score_has_provenance_and_a_source(dataset):
     scores = dataset.scores
     assert scores.provenance.notna().all() and scores.source_id.notna().all()
     assert scores.source_id.isin(dataset.sources.source_id).all()
-    # the provenance points at a file and a line
-    assert scores.provenance.str.match(r"^[^:]+:\d+(:.+)?$").all()
+    # the provenance points at a file and a line (then, for a contribution taken from a
+    # repository file, at repository@commit:path)
+    assert scores.provenance.str.match(r"^[^:;]+:\d+").all()
+    contributed = scores[scores.provenance.str.startswith("contributions/")]
+    sources = dataset.sources.set_index("source_id")
+    from_repository = contributed[sources.loc[contributed.source_id, "repository"].notna().to_numpy()]
+    assert len(from_repository) and from_repository.provenance.str.contains(r"; [\w.-]+/[\w.-]+@[0-9a-f]{40}:").all()
 
 
 def test_scores_are_finite_and_human_beats_random(dataset):
     assert dataset.scores.score.map(math.isfinite).all()
     games = dataset.games[dataset.games.in_57]
     assert (games.human_score > games.random_score).all()
+
+
+README_TABLES = ["games", "algorithms", "scores", "seed_scores", "budget_scores", "sources"]
 
 
 def test_readme_documents_every_field_exactly_as_the_schemas_say():
@@ -143,4 +155,4 @@ def test_readme_documents_every_field_exactly_as_the_schemas_say():
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     documented = readme.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
-    assert documented == fields_markdown(package_root(), ["games", "algorithms", "scores", "sources"])
+    assert documented == fields_markdown(package_root(), README_TABLES)
