@@ -167,9 +167,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_scoring_commands(commands)
 
-    from .contribute_cli import add_contribution_commands  # contribute check|add (argparse only: fast)
+    from .contribute_cli import add_contribution_commands  # contribute check|add|curves (argparse only: fast)
 
     add_contribution_commands(commands)
+
+    from .evaluate_cli import add_evaluation_commands  # evaluate (argparse only: fast)
+
+    add_evaluation_commands(commands)
 
     return parser
 

@@ -66,7 +66,14 @@ def add_scoring_commands(commands) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: 0)")
     p.add_argument("--bootstrap", type=int, default=10000, metavar="N",
                    help="bootstrap resamples for the interval over seeds; 0 for none (default: 10000)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: 0.95)")
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="level of the seed and prediction intervals (default: 0.95)")
+    p.add_argument("--sticky-actions", type=float, default=None, metavar="PROB",
+                   help="the runs' sticky-action (repeat) probability, e.g. 0.25 for ALE/*-v5 or 0 for *NoFrameskip-v4 "
+                        "(default: read from the game ids when they say)")
+    p.add_argument("--frames", type=float, default=None, metavar="N",
+                   help="training frames behind the scores (e.g. 200e6); reports the version's measured error at "
+                        "that budget")
     p.set_defaults(run=_cmd_score)
 
     p = commands.add_parser("predict", help=PREDICT_HELP, description=PREDICT_HELP[0].upper() + PREDICT_HELP[1:] + (
@@ -111,14 +118,26 @@ def _warn(messages) -> None:
 
 # --- score ---------------------------------------------------------------------------------------------------
 
+def _prediction_json(interval) -> dict | None:
+    if interval is None:
+        return None
+    out = interval._asdict()
+    out["interval"] = [interval.low, interval.high]
+    return out
+
+
 def _score_json(result, names: dict[str, str], relative=None, baseline_source: str | None = None) -> dict:
     """The JSON object of ``atari5-spec score --json``."""
     given = list(result.games) + sorted(g for g in result.raw_means if g not in result.games)
     out = {
         "subset": result.subset,
         "estimate": result.estimate,
+        "prediction_interval": _prediction_json(result.prediction_interval),
+        "seed_interval": list(result.interval) if result.interval else None,
         "interval": list(result.interval) if result.interval else None,
+        "interval_is": "the seed interval (deprecated name; use seed_interval)",
         "confidence": result.bootstrap.confidence if result.bootstrap else None,
+        "protocol": result.protocol._asdict() if result.protocol else None,
         "signature": result.signature,
         "coefficients": result.coefficients_version,
         "rel_err_percent": result.rel_err_percent,
@@ -128,7 +147,8 @@ def _score_json(result, names: dict[str, str], relative=None, baseline_source: s
                    "in_subset": g in result.games} for g in given if g in result.raw_means],
         "bootstrap": result.bootstrap._asdict() if result.bootstrap else None,
         "other_subsets": [{"subset": s.subset, "games": list(s.games), "estimate": s.estimate,
-                           "interval": list(s.interval) if s.interval else None, "signature": s.signature,
+                           "seed_interval": list(s.interval) if s.interval else None,
+                           "prediction_interval": _prediction_json(s.prediction_interval), "signature": s.signature,
                            "rel_err_percent": s.rel_err_percent} for s in result.other_subsets],
         "not_computable": [{"subset": name, "missing": list(missing)}
                            for name, missing in result.not_computable.items()],
@@ -147,14 +167,22 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
     lines = []
     if result.estimate is not None:
         lines.append(f"{result.subset} score: {_number(result.estimate)}")
+        lines.append("  = estimated median human-normalised score over the 57 games, in % (the pinned formula)")
+        pi = result.prediction_interval
+        if pi is not None:
+            lines.append(f"  prediction interval ({pi.level * 100:g}%): {_number(pi.low)} to {_number(pi.high)}: where "
+                         "the 57-game median lies, with the model's out-of-sample error")
+            lines.append(f"    calibrated on {pi.n_errors} out-of-sample errors ({pi.calibration}); measured "
+                         f"coverage: {pi.coverage}")
+            lines.append(f"    seed part: {pi.seed_part}")
         if result.interval:
             b = result.bootstrap
-            lines.append(f"  {_interval_text(result.interval, b.confidence)} over seeds "
-                         f"({b.n_resamples:,} bootstrap resamples, seed {b.seed}; each game's seeds resampled "
+            lines.append(f"  seed interval ({b.confidence * 100:g}%): {_number(result.interval[0])} to "
+                         f"{_number(result.interval[1])}: seed-to-seed variation only, NOT where the 57-game median "
+                         f"lies ({b.n_resamples:,} bootstrap resamples, seed {b.seed}; each game's seeds resampled "
                          "with replacement, independently per game)")
-        lines.append("  = estimated median human-normalised score over the 57 games, in %"
-                     + (f"; the {result.subset} model's typical error is about {result.rel_err_percent:.1f}% "
-                        "(cross-validated)" if result.rel_err_percent is not None else ""))
+        if result.protocol is not None:
+            lines += [f"  protocol: {m}" for m in result.protocol.messages]
     else:
         lines.append(f"{result.subset} score: not computable, missing "
                      + ", ".join(result.not_computable[result.subset]))
@@ -175,7 +203,9 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
         lines += [f"  {name:<12} needs {', '.join(games)}" for name, games in missing.items()]
     lines += [f"note: {note}" for note in result.notes]
     if result.signature:
-        ci = f" ({_interval_text(result.interval, result.bootstrap.confidence)})" if result.interval else ""
+        pi = result.prediction_interval
+        ci = (f" ({pi.level * 100:g}% prediction interval {_number(pi.low)} to {_number(pi.high)}, calibration "
+              f"{pi.calibration})" if pi else "")
         lines += ["", "Paste this line in your paper (the signature pins coefficients, constants and method):",
                   f"  {result.subset} score {_number(result.estimate)}{ci}  [{result.signature}]",
                   f"Compare {result.subset} scores only with {result.subset} scores (see `atari5-spec leaderboard`), "
@@ -198,6 +228,14 @@ def _relative_text(relative, baseline_source: str) -> list[str]:
     return lines
 
 
+def _whole_frames(value: float) -> int:
+    from .errors import InputError
+
+    if not (value >= 1 and float(value).is_integer()):
+        raise InputError(f"--frames must be a positive whole number of frames (e.g. 200e6), not {value!r}")
+    return int(value)
+
+
 def _cmd_score(args) -> int:
     from .errors import InputError
     from .score_input import read_scores_file
@@ -207,6 +245,8 @@ def _cmd_score(args) -> int:
     coefficients = as_coefficient_set(args.coefficients)
     settings = dict(subset=args.subset, coefficients=coefficients, n_bootstrap=args.bootstrap,
                     confidence=args.confidence, seed=args.seed)
+    protocol = dict(sticky_action_probability=args.sticky_actions,
+                    training_frames=None if args.frames is None else _whole_frames(args.frames))
     relative = None
     if args.relative_to:
         if args.relative_to == "-" and args.scores == "-":
@@ -214,7 +254,7 @@ def _cmd_score(args) -> int:
         relative = relative_score(observations, read_scores_file(args.relative_to), **settings)
         result = relative.agent
     else:
-        result = score(observations, **settings)
+        result = score(observations, **settings, **protocol)
     names = {row["game_id"]: row["name"] for row in games_table()}
     _warn(result.warnings)
     if relative is not None:

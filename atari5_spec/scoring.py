@@ -13,8 +13,18 @@ With several seeds per game the estimate uses each game's mean raw score, and
 a percentile bootstrap gives an interval for seed-to-seed variation: each
 game's seeds are resampled with replacement, independently per game, from a
 random stream fixed by (seed, game), so the same inputs and seed always give
-the same interval. This interval does not include the subset model's own
-error (its cross-validated typical error is reported beside it).
+the same interval. That *seed interval* covers seed-to-seed variation only.
+
+The *prediction interval* is where the agent's 57-game median itself lies: it
+adds the model's out-of-sample error, measured on agents the version never saw
+and pinned in calibration/<version>.csv (see :mod:`atari5_spec.calibration`),
+and states its measured coverage. With one seed per game the seed part is
+unknown, with two it is unreliable; the result says so.
+
+The protocol of the agent's runs (sticky actions, training frames; from
+options or from the game ids) is compared with the version's training data,
+and the measured shift for agents of that protocol is reported. The estimate
+itself is always exactly the version's formula: nothing adjusts it.
 
 This module avoids pandas on purpose: ``atari5-spec score`` must start fast.
 """
@@ -34,10 +44,12 @@ from .datapackage import package_root
 from .errors import InputError
 from .ids import game_aliases, game_key
 from .normalisation import human_normalised, inverse_log_transform, log_transform
+from .calibration import Calibration, prediction_interval, read_calibration, sticky_from_game_ids
 from .pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from .score_input import Observation, group_runs, observations_from_object
 
 __all__ = ["score", "relative_score", "ScoreResult", "SubsetScore", "RelativeResult", "BootstrapSettings",
+           "PredictionInterval", "ProtocolCheck", "protocol_check", "stated_protocol",
            "signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
            "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD"]
 
@@ -66,15 +78,44 @@ class BootstrapSettings(NamedTuple):
     method: str = BOOTSTRAP_METHOD
 
 
+class PredictionInterval(NamedTuple):
+    """Where the agent's 57-game median lies, at ``level``: model error (out of sample) and seed noise."""
+
+    low: float
+    high: float
+    level: float
+    calibration: str          # "<version>@<8 hex>": the pinned errors it is calibrated on
+    n_errors: int
+    log_half_width: float     # the model-error part, in log10(1 + z)
+    seed_part: str            # how seed noise entered (or why it could not)
+    coverage: str             # measured coverage on held-out agents
+    covers: str = ("the agent's median human-normalised score over the 57 games, including the model's "
+                   "out-of-sample error (agents it did not see) and, with several seeds, seed-to-seed variation")
+
+
+class ProtocolCheck(NamedTuple):
+    """The agent's protocol as far as known, and how the version's errors shift for agents like it."""
+
+    sticky_action_probability: float | None
+    training_frames: int | None
+    source: str               # where the facts came from (options, game ids, not given)
+    messages: tuple[str, ...]
+
+
 class SubsetScore(NamedTuple):
-    """The score of one subset: its estimate, interval (or None) and signature."""
+    """The score of one subset: its estimate, seed interval (or None), prediction interval and signature."""
 
     subset: str
     games: tuple[str, ...]
     estimate: float
-    interval: tuple[float, float] | None
+    interval: tuple[float, float] | None  # the seed interval (bootstrap over seeds)
     signature: str
     rel_err_percent: float | None       # the model's cross-validated typical relative error, in %
+    prediction_interval: PredictionInterval | None = None
+
+    @property
+    def seed_interval(self) -> tuple[float, float] | None:
+        return self.interval
 
 
 class ScoreResult(NamedTuple):
@@ -87,7 +128,7 @@ class ScoreResult(NamedTuple):
 
     subset: str
     estimate: float | None              # estimated 57-game median human-normalised score, in %
-    interval: tuple[float, float] | None
+    interval: tuple[float, float] | None  # the seed interval (bootstrap over seeds); see seed_interval
     signature: str | None
     games: tuple[str, ...]              # the requested subset's games, in model order
     raw_means: dict[str, float]         # game id -> mean raw score over its seeds
@@ -100,6 +141,13 @@ class ScoreResult(NamedTuple):
     rel_err_percent: float | None
     warnings: tuple[str, ...]
     notes: tuple[str, ...]              # why an interval is missing, games ignored, ...
+    prediction_interval: PredictionInterval | None = None
+    protocol: ProtocolCheck | None = None
+
+    @property
+    def seed_interval(self) -> tuple[float, float] | None:
+        """The interval over seeds only (not where the 57-game median lies: see prediction_interval)."""
+        return self.interval
 
 
 class RelativeResult(NamedTuple):
@@ -280,8 +328,37 @@ def _bootstrap_estimates(model: SubsetModel, runs, constants, n_bootstrap: int, 
     return subset_estimate(samples, model, constants)
 
 
+def _seed_part(model: SubsetModel, runs, interval) -> str:
+    fewest = min(len(runs[g]) for g in model.games)
+    if interval is not None:
+        text = "seed-to-seed variation from the bootstrap over seeds (the seed interval), widened by the model error"
+        return text + ("; with 2 seeds for some game that part is unreliable" if fewest == 2 else "")
+    if fewest == 1:
+        return ("unknown: one seed for some game, so seed-to-seed variation is not in the interval (run 3 or more "
+                "seeds per game to include it)")
+    return "not included: no bootstrap was asked for (--bootstrap 0)"
+
+
+def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, calibration: Calibration | None,
+                         level: float) -> PredictionInterval | None:
+    if calibration is None:
+        return None
+    errors = calibration.errors(model.name)
+    if not errors:
+        return None
+    low_log, high_log = (log_transform(estimate),) * 2 if interval is None else (
+        log_transform(interval[0]), log_transform(interval[1]))
+    low, high, q = prediction_interval(float(low_log), float(high_log), errors, level)
+    covered, n = calibration.coverage(model.name, level)
+    coverage = (f"{covered} of {n} held-out agents ({covered / n:.1%}) at this level, each calibrated without its "
+                "own paper's agents" if n else "not measured (no held-out agents)")
+    return PredictionInterval(low, high, level, f"{calibration.version}@{calibration.digest}", len(errors), q,
+                              _seed_part(model, runs, interval), coverage)
+
+
 def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
-                  settings: BootstrapSettings) -> tuple[SubsetScore, str | None]:
+                  settings: BootstrapSettings, calibration: Calibration | None = None
+                  ) -> tuple[SubsetScore, str | None]:
     """A computable subset's score, and a note when an interval was wanted but is impossible."""
     constants = coefficients.constants
     samples = _bootstrap_estimates(model, runs, constants, settings.n_resamples, settings.seed)
@@ -292,9 +369,12 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
         note = (f"{model.name}: no interval, {', '.join(single)} {'has' if len(single) == 1 else 'have'} "
                 "a single seed (every game needs two or more)")
     n_seeds = [len(runs[g]) for g in model.games]
-    return SubsetScore(subset=model.name, games=model.games, estimate=float(subset_estimate(means, model, constants)),
+    estimate = float(subset_estimate(means, model, constants))
+    predicted = _prediction_interval(model, runs, estimate, interval, calibration, settings.confidence)
+    return SubsetScore(subset=model.name, games=model.games, estimate=estimate,
                        interval=interval, rel_err_percent=model.rel_err_percent,
-                       signature=signature(model.name, coefficients, n_seeds, settings if interval else None)), note
+                       signature=signature(model.name, coefficients, n_seeds, settings if interval else None),
+                       prediction_interval=predicted), note
 
 
 def _unused_games_notes(runs, subsets: Iterable[SubsetModel], coefficients: CoefficientSet) -> list[str]:
@@ -310,10 +390,41 @@ def _unused_games_notes(runs, subsets: Iterable[SubsetModel], coefficients: Coef
     return notes
 
 
+def protocol_check(subset: str, calibration: Calibration | None, version: str,
+                   sticky: float | None, frames: int | None, source: str) -> ProtocolCheck:
+    """The agent's protocol against the version's training data, with the measured shift for agents like it."""
+    messages = []
+    if sticky is not None and calibration is not None:
+        group = "sticky" if sticky > 0 else "no sticky"
+        counts = calibration.training_protocols(subset)
+        total = sum(counts.values())
+        same = counts.get(group, 0)
+        shift = calibration.shift(subset, group)
+        text = (f"sticky-action probability {sticky:g} ({source}); of the {total} agents {version} was fitted on, "
+                f"{same} {'is' if same == 1 else 'are'} known to share this setting ({counts.get('not stated', 0)} do not say)")
+        if shift:
+            n, mean, low, high = shift
+            text += (f"; on {n} held-out agents {'with' if sticky > 0 else 'without'} sticky actions its {subset} "
+                     f"estimate was {mean:.2f}x the true median on average (range {low:.2f}-{high:.2f})")
+        messages.append(text + ". The estimate is not adjusted for this.")
+    if frames is not None and calibration is not None:
+        shift = calibration.budget_shift(subset, frames)
+        if shift:
+            n, mean, low, high = shift
+            messages.append(f"at {frames:,} training frames: on {n} held-out agents at that budget the {subset} "
+                            f"estimate was {mean:.2f}x the true median on average (range {low:.2f}-{high:.2f})")
+        else:
+            messages.append(f"at {frames:,} training frames: no held-out agent at that budget; the shift there is "
+                            "not measured")
+    return ProtocolCheck(sticky, frames, source, tuple(messages))
+
+
 def _score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients: CoefficientSet,
-                n_bootstrap: int, confidence: float, seed: int, extremes) -> ScoreResult:
+                n_bootstrap: int, confidence: float, seed: int, extremes,
+                protocol: ProtocolCheck | None = None) -> ScoreResult:
     """Score the requested subset and every other reported subset the games allow."""
     constants = coefficients.constants
+    calibration = read_calibration(coefficients.path)
     subset = resolve_subset(subset, coefficients.subsets)
     models = [coefficients.subsets[subset]] + [coefficients.subsets[s] for s in REPORTED_SUBSETS
                                                if s in coefficients.subsets and s != subset]
@@ -326,9 +437,12 @@ def _score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients
         if missing:
             not_computable[model.name] = missing
             continue
-        scores[model.name], note = _subset_score(model, usable, means, coefficients, settings)
+        scores[model.name], note = _subset_score(model, usable, means, coefficients, settings, calibration)
         notes += [note] if note else []
     notes += _unused_games_notes(runs, models, coefficients)
+    if calibration is None:
+        notes.append(f"no prediction interval: coefficient version {coefficients.version} has no pinned "
+                     "out-of-sample errors (calibration/<version>.csv; atari5-spec evaluate --pin-calibration)")
     main = scores.get(subset)
     return ScoreResult(
         subset=subset, estimate=main.estimate if main else None, interval=main.interval if main else None,
@@ -338,11 +452,36 @@ def _score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients
         bootstrap=settings if any(s.interval for s in scores.values()) else None,
         other_subsets=tuple(scores[m.name] for m in models[1:] if m.name in scores), not_computable=not_computable,
         coefficients_version=coefficients.version, rel_err_percent=coefficients.subsets[subset].rel_err_percent,
-        warnings=tuple(plausibility_warnings(means, constants, extremes)), notes=tuple(notes))
+        warnings=tuple(plausibility_warnings(means, constants, extremes)), notes=tuple(notes),
+        prediction_interval=main.prediction_interval if main else None,
+        protocol=protocol_check(subset, calibration, coefficients.version, protocol.sticky_action_probability,
+                                protocol.training_frames, protocol.source) if protocol else None)
+
+
+def _observations(scores: Any) -> list[Observation]:
+    if isinstance(scores, list) and scores and all(isinstance(o, Observation) for o in scores):
+        return scores
+    return observations_from_object(scores)
+
+
+def stated_protocol(observations: list[Observation], sticky_action_probability: float | None,
+                    training_frames: int | None) -> ProtocolCheck:
+    """The protocol as given (options win), else as the game ids imply it."""
+    if sticky_action_probability is not None:
+        if not (isinstance(sticky_action_probability, (int, float)) and 0 <= sticky_action_probability <= 1):
+            raise InputError(f"the sticky-action probability must be between 0 and 1, not {sticky_action_probability!r}")
+        sticky, source = float(sticky_action_probability), "as given"
+    else:
+        sticky, source = sticky_from_game_ids([o.game for o in observations])
+        source = f"from the {source}" if source else "not given"
+    if training_frames is not None and (int(training_frames) != training_frames or training_frames < 1):
+        raise InputError(f"training frames must be a positive whole number, not {training_frames!r}")
+    return ProtocolCheck(sticky, None if training_frames is None else int(training_frames), source, ())
 
 
 def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: int = 10000,
-          confidence: float = 0.95, seed: int = 0) -> ScoreResult:
+          confidence: float = 0.95, seed: int = 0, sticky_action_probability: float | None = None,
+          training_frames: int | None = None) -> ScoreResult:
     """The Atari-5 (or another subset's) score of an agent from its raw game scores.
 
     ``scores``: dict game -> score, dict game -> list of per-seed scores, an
@@ -356,11 +495,20 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     Every other subset the given games allow is scored too; subsets whose
     games are missing are listed in ``not_computable``. Raises InputError for
     unknown games, scores that are not finite numbers, and repeated games.
+
+    ``prediction_interval`` (at ``confidence``) is where the 57-game median
+    lies, from the version's pinned out-of-sample errors and the seed
+    bootstrap. ``sticky_action_probability`` and ``training_frames`` describe
+    the runs (the probability is otherwise read from ALE/*-v5 or *-v4 game
+    ids); ``protocol`` then reports how the version's estimate shifted for
+    held-out agents of that protocol. The estimate is never adjusted.
     """
     _check_settings(n_bootstrap, confidence, seed)
     coefficient_set = as_coefficient_set(coefficients)
-    runs = runs_from(scores, load_aliases())
-    return _score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes())
+    observations = _observations(scores)
+    runs = group_runs(observations, load_aliases())
+    protocol = stated_protocol(observations, sticky_action_probability, training_frames)
+    return _score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
 
 
 def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coefficients=None,

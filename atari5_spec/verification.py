@@ -9,7 +9,10 @@ For a release to go out, all of these must hold:
    pinned values (absolute tolerance 1e-9);
 3. the paper's version reproduces the paper's printed Tables 2, 3, 8, 9, 10, 11
    and 12 at the printed precision;
-4. unless skipped, the staged subset search on the paper's training set selects
+4. every pinned calibration (calibration/<version>.csv: the out-of-sample
+   errors behind score's prediction interval) is recomputed from the data for
+   the agents it lists;
+5. unless skipped, the staged subset search on the paper's training set selects
    the paper's games for every subset.
 
 Each check reports what it compared and every mismatch by version, model and
@@ -173,6 +176,14 @@ def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tu
     return checks, {"content": content, "tables": tables, "rows": rows}
 
 
+def check_calibration(dataset, name: str) -> Check:
+    """The pinned out-of-sample errors (score's prediction interval) recomputed from the data for the same agents."""
+    from .evaluation.pinning import calibration_mismatches
+
+    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE)
+    return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
+
+
 def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress=None) -> Check:
     """Rerun the staged search on the version's training set; it must select the version's subsets."""
     from .search import staged_search
@@ -209,6 +220,8 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
         for name in coef.read_index(coefficients_dir)["versions"]:
             version_checks, pinned = verify_version(dataset, name, coefficients_dir, root)
             checks += version_checks
+            if (root / "calibration" / f"{name}.csv").is_file():
+                checks.append(check_calibration(dataset, name))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
     if validate:

@@ -7,7 +7,7 @@ import pytest
 import atari5_spec
 from atari5_spec.datapackage import package_root
 
-PACKAGE_PARTS = ("datapackage.json", "data", "schemas", "coefficients", "published")
+PACKAGE_PARTS = ("datapackage.json", "data", "schemas", "coefficients", "published", "calibration")
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,7 @@ from atari5_spec.datapackage import bump_version, package_root, read_descriptor
 from atari5_spec.loading import load
 from atari5_spec.validation import validate_package
 from atari5_spec.verification import verify
+from conftest import PACKAGE_PARTS
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TEMPLATE = REPOSITORY / "contributions" / "_template"
@@ -537,8 +538,8 @@ def merged(tmp_path_factory, dataset):
     """A package copy with `dreamerv2-resubmitted` (DreamerV2's published numbers, printed game names) merged."""
     root = package_root()
     target = tmp_path_factory.mktemp("merged") / "package"
-    shutil.copytree(root, target, ignore=lambda d, names: [n for n in names if n not in (
-        "datapackage.json", "data", "schemas", "coefficients", "published")] if Path(d) == root else [])
+    shutil.copytree(root, target, ignore=lambda d, names: [n for n in names if n not in PACKAGE_PARTS]
+                    if Path(d) == root else [])
     before = {p: (target / p).read_bytes() for p in ("data/scores.csv", "data/algorithms.csv", "data/sources.csv")}
     rows = dataset.scores[(dataset.scores.algorithm_id == "dreamerv2") & dataset.scores.use_in_fit]
     names = dataset.games.set_index("game_id")["name"]

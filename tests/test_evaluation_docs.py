@@ -1,0 +1,88 @@
+"""docs/out-of-sample.md says what the pinned errors and the evaluation command give."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import atari5_spec
+from atari5_spec.datapackage import package_root
+from atari5_spec.evaluation import agent_scores, evaluate_version
+from atari5_spec.evaluation.refits import candidate_table, categories, compare_versions, refit_candidates
+from atari5_spec.evaluation.report import pinned_markdown
+from atari5_spec.pinned import load_coefficient_set
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "out-of-sample.md"
+
+
+def block(text: str, name: str) -> str:
+    return text.split(f"<!-- {name}:start -->\n")[1].split(f"<!-- {name}:end -->")[0]
+
+
+@pytest.mark.parametrize("version", ["paper-2023", "refit-2026-11"])
+def test_docs_tables_are_the_pinned_errors(version):
+    assert block(DOCS.read_text(encoding="utf-8"), version) == pinned_markdown(package_root(), version)
+
+
+@pytest.fixture(scope="module")
+def evaluated():
+    data = atari5_spec.load()
+    agents = agent_scores(data)
+    results = [evaluate_version(data, v, agents, nested=False) for v in ("paper-2023", "refit-2026-11")]
+    return data, agents, results
+
+
+def test_docs_side_by_side_table_is_what_evaluate_computes(evaluated):
+    data, agents, results = evaluated
+    table = compare_versions(results, categories(agents, data)).set_index("category")
+    text = DOCS.read_text(encoding="utf-8")
+    labels = {"after 2022, sticky, 200M": "after 2022, sticky actions, 200M frames",
+              "after 2022, other": "after 2022, other", "budget checkpoint": "learning-curve budget checkpoints",
+              "paper pool": "paper pool", "all": "all"}
+    for category, label in labels.items():
+        row = table.loc[category]
+        line = next(x for x in text.splitlines() if x.startswith(f"| {label}"))
+        assert re.findall(r"[\d.]+%", line) == [f"{row['paper-2023']:.1f}%", f"{row['refit-2026-11']:.1f}%"], line
+        assert f"| {int(row['n'])} |" in line
+
+
+def test_docs_refit_candidate_figures_are_what_evaluate_computes(evaluated):
+    data, agents, _ = evaluated
+    games = load_coefficient_set("paper-2023").subsets["Atari-5"].games
+    table = candidate_table(refit_candidates(agents, data, games), categories(agents, data)).set_index("category")
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    overall = table.loc["all"]
+    assert (f"published numbers only ({overall['finals']:.1f}%), plus learning-curve budgets as extra agents "
+            f"({overall['finals+budgets']:.1f}%)") in text
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+README_AGENTS = {"DreamerV3, 200M frames": "dreamerv3", "MuZero learning curves, 200M frames": "muzero-curves",
+                 "PPO (DreamerV3 authors' runs), 200M frames": "ppo-dreamerv3",
+                 "CleanRL PPO (envpool), 40M frames": "ppo-cleanrl-envpool",
+                 "openai/baselines PPO2, 40M frames": "ppo2-baselines"}
+
+
+def test_readme_accuracy_figures_are_the_pinned_errors():
+    from atari5_spec.calibration import read_calibration
+    from atari5_spec.evaluation.errors import relative_error_percent
+
+    calibration = read_calibration(package_root() / "coefficients" / "paper-2023")
+    rows = {r["agent"]: r for r in calibration.rows if r["subset"] == "Atari-5"}
+    text = README.read_text(encoding="utf-8")
+    for label, agent in README_AGENTS.items():
+        line = next(x for x in text.splitlines() if x.startswith(f"| {label} |"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        row = rows[agent]
+        assert cells[2:] == [f"{float(row['true_median']):,.1f}", f"{float(row['estimate']):,.1f}",
+                             f"{float(row['ratio']):.2f}"], line
+    held = [r for r in rows.values() if r["kind"] == "held-out"]
+    ratios = sorted(float(r["ratio"]) for r in held)
+    error = relative_error_percent([float(r["log_error"]) for r in held])
+    covered, n = calibration.coverage("Atari-5", 0.95)
+    flat = " ".join(text.split())
+    assert f"misses by {error:.0f}% on average, from {ratios[0]:.2f}x to {ratios[-1]:.2f}x" in flat
+    assert f"held the true median for {covered} of the {n} held-out agents ({covered / n:.1%}" in flat
+    assert f"| {n} | {error:.1f}% | {ratios[0]:.2f}-{ratios[-1]:.2f} |" in text
