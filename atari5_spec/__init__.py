@@ -34,5 +34,10 @@ def __getattr__(name):
         import importlib
 
         module, attribute = _LAZY[name]
-        return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+        # Importing a submodule binds it as an attribute of this package: for a name that is
+        # also a submodule (atari5_spec.leaderboard) that would shadow the function from the
+        # second access on. Binding the function here, after the import, keeps it.
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

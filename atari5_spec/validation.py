@@ -26,6 +26,7 @@ import pandas as pd
 
 from .datapackage import package_root, read_descriptor, schema_of
 from .loading import PANDAS_DTYPES, TABLES, Dataset, TableReadError, load
+from .rawvalues import raw_value_number
 
 __all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
            "frictionless_problems", "in_background"]
@@ -176,6 +177,10 @@ def rule_checks(name: str, data: Dataset) -> list:
         return [
             _rule(pa, "score", lambda d: pd.Series(np.isfinite(d.score.to_numpy(float)), index=d.index),
                   "score is not a finite number", "write the published score as a plain number"),
+            _rule(pa, "raw_value", lambda d: raw_value_agrees(d, with_std=True),
+                  "score (or std) is not the number raw_value says",
+                  "make score exactly the published text's number (189.1k = 189100; '1705.80 ± 439.74' = score "
+                  "1705.8, std 439.74), or fix raw_value"),
             _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
                   "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
             _rule(pa, "game_id", lambda d: d.game_id.isin(games.game_id),
@@ -243,6 +248,8 @@ def per_seed_checks(pa, name: str, data: Dataset) -> list:
     checks = [
         _rule(pa, "score", lambda d: pd.Series(np.isfinite(d.score.to_numpy(float)), index=d.index),
               "score is not a finite number", "write the score as a plain number"),
+        _rule(pa, "raw_value", lambda d: raw_value_agrees(d, with_std=False),
+              "score is not the number raw_value says", "make score exactly raw_value's number, or fix raw_value"),
         _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
               "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
         _rule(pa, "game_id", lambda d: d.game_id.isin(canonical),
@@ -259,6 +266,22 @@ def per_seed_checks(pa, name: str, data: Dataset) -> list:
                   "budget rows need a source with a curve_rule", "give the rule in data/sources.csv curve_rule"),
         ]
     return checks
+
+
+def raw_value_agrees(frame: pd.DataFrame, with_std: bool) -> pd.Series:
+    """Row by row: the score (and std) are exactly the number(s) the raw_value text stands for."""
+    parsed = [raw_value_number(str(text)) for text in frame.raw_value]
+    scores = frame.score.to_numpy(float)
+    stds = frame["std"].to_numpy(float) if with_std else [None] * len(frame)
+    ok = []
+    for found, score, std in zip(parsed, scores, stds):
+        if found is None:
+            ok.append(False)
+            continue
+        number, spread = found
+        same_std = not with_std or (spread is None and np.isnan(std)) or (spread is not None and spread == std)
+        ok.append(number == score and same_std)
+    return pd.Series(ok, index=frame.index)
 
 
 def _failure_problems(file: str, failures: pd.DataFrame) -> list[Problem]:
