@@ -212,9 +212,10 @@ _RESOURCE_SCHEMAS = {
 
 def version_resources(name: str) -> list[dict]:
     """datapackage.json resources describing the tables of version ``name``."""
-    return [{"name": f"coefficients-{name}-{stem}", "type": "table", "path": f"coefficients/{name}/{file}",
-             "scheme": "file", "format": "csv", "mediatype": "text/csv", "encoding": "utf-8",
-             "title": f"{title} ({name})", "schema": f"schemas/{schema}.schema.json"}
+    from .datapackage import table_resource
+
+    return [table_resource(f"coefficients-{name}-{stem}", f"coefficients/{name}/{file}",
+                           f"schemas/{schema}.schema.json", f"{title} ({name})")
             for file, (stem, schema, title) in _RESOURCE_SCHEMAS.items()]
 
 

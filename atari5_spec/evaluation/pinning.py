@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..calibration import CALIBRATION_COLUMNS
-from ..datapackage import bump_version, descriptor_text, package_root, read_descriptor
+from ..datapackage import bump_version, descriptor_text, package_root, read_descriptor, table_resource
 from ..errors import InputError
 from ..writing import frame_csv_text
 
@@ -31,10 +31,8 @@ def calibration_text(errors: pd.DataFrame) -> str:
 
 
 def _resource(version: str) -> dict:
-    return {"name": f"calibration-{version}", "type": "table", "path": f"calibration/{version}.csv", "scheme": "file",
-            "format": "csv", "mediatype": "text/csv", "encoding": "utf-8",
-            "title": f"Out-of-sample errors of {version} (prediction-interval calibration)",
-            "schema": CALIBRATION_SCHEMA}
+    return table_resource(f"calibration-{version}", f"calibration/{version}.csv", CALIBRATION_SCHEMA,
+                          f"Out-of-sample errors of {version} (prediction-interval calibration)")
 
 
 def pin_calibration(path, version: str, update: bool = False) -> tuple[Path, str]:
