@@ -279,7 +279,9 @@ def raw_value_agrees(frame: pd.DataFrame, with_std: bool) -> pd.Series:
             ok.append(False)
             continue
         number, spread = found
-        same_std = not with_std or (spread is None and np.isnan(std)) or (spread is not None and spread == std)
+        # a spread printed inside raw_value ("mean ± std") must be the std column; a std given beside a plain
+        # number (a separate column of the source) is the source's own
+        same_std = not with_std or spread is None or spread == std
         ok.append(number == score and same_std)
     return pd.Series(ok, index=frame.index)
 
