@@ -94,11 +94,23 @@ def _cmd_fit(args) -> int:
 
 
 def _cmd_irt(args) -> int:
+    import json
+
     from .loading import load
-    from .report import format_irt
+    from .report import format_irt, irt_as_dict, irt_warnings
     from .structure import training_irt
 
-    print(format_irt(training_irt(load(args.path)), abilities=args.abilities))
+    if args.quadrature < 5:
+        raise InputError(f"--quadrature {args.quadrature}: use at least 5 nodes (default 21)")
+    dataset = load(args.path)
+    fit = training_irt(dataset, regularised=not args.unregularised, n_quadrature=args.quadrature)
+    if args.json:
+        names = dataset.games.set_index("game_id")["name"].astype(str)
+        print(json.dumps(irt_as_dict(fit, names), indent=2))
+    else:
+        print(format_irt(fit, abilities=args.abilities))
+    for warning in irt_warnings(fit.result):
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 
@@ -151,10 +163,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--description", default=None, help="one sentence saying why this version exists")
     p.set_defaults(run=_cmd_fit)
 
-    p = commands.add_parser("irt", help="fit a 2PL IRT model of 'at least human level' (seed 003) and print "
-                                        "each game's difficulty and discrimination")
+    p = commands.add_parser("irt", help="fit a 2PL IRT model of 'at least human level' (Martinez-Plumed & "
+                                        "Hernandez-Orallo 2017) and print each game's difficulty and "
+                                        "discrimination with standard errors")
     p.add_argument("--path", default=None, help="package directory (default: the installed one)")
     p.add_argument("--abilities", action="store_true", help="also print each algorithm's ability")
+    p.add_argument("--json", action="store_true", help="print the fit as JSON (games, abilities, warnings)")
+    p.add_argument("--quadrature", type=int, default=21, metavar="N",
+                   help="adaptive Gauss-Hermite nodes per agent (default 21; the estimates do not depend on it)")
+    p.add_argument("--unregularised", action="store_true",
+                   help="marginal maximum likelihood without priors, as the IRT paper (games that split the "
+                        "agents perfectly then have no finite estimate; a warning names them)")
     p.set_defaults(run=_cmd_irt)
 
     p = commands.add_parser("report", help="write pictures and one self-contained HTML page of the structure "

@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 
 from . import coefficients as coef
-from . import structure, training
+from . import irt, structure, training
 from .errors import InputError
 from .published import published_rows, matches_printed
 
-__all__ = ["Analyses", "analyse", "format_irt", "require_matplotlib", "write_report", "FIGURE_FILES", "HTML_FILE",
+__all__ = ["Analyses", "analyse", "format_irt", "irt_as_dict", "require_matplotlib", "write_report", "FIGURE_FILES", "HTML_FILE",
            "ICC_GAMES"]
 
 FIGURE_FILES = {
@@ -41,7 +41,7 @@ FIGURE_FILES = {
 HTML_FILE = "report.html"
 ICC_GAMES = ("battle_zone", "double_dunk", "name_this_game", "phoenix", "qbert")  # the Atari-5 games
 _DPI = 100
-_PNG_METADATA = {"Software": None}   # no matplotlib version stamp: bytes depend on the data only
+PNG_METADATA = {"Software": None}   # no matplotlib version stamp: bytes depend on the data only
 
 
 class Analyses(NamedTuple):
@@ -104,39 +104,103 @@ def _table8_check(medians: pd.DataFrame, root: Path) -> pd.DataFrame:
     return out.sort_values(["median", "algorithm_id"], ascending=[False, True]).reset_index(drop=True)
 
 
-STEEP_DISCRIMINATION = 20.0  # beyond this a 2PL curve is practically a step on the ability scale
+IRT_PAPER = "Martinez-Plumed & Hernandez-Orallo 2017"
+
+
+def irt_estimation_text(result: structure.IrtResult) -> str:
+    """One line saying how the 2PL model was fitted."""
+    prior = irt.DEFAULT_PRIOR
+    how = (f"Bayes modal (priors log a ~ N({prior.log_discrimination_mean:g}, {prior.log_discrimination_sd:g}^2), "
+           f"c ~ N({prior.intercept_mean:g}, {prior.intercept_sd:g}^2))" if result.estimation == "bayes-modal"
+           else "marginal maximum likelihood, no priors (as the IRT paper)")
+    return f"estimation: {how}; {result.n_quadrature} adaptive Gauss-Hermite nodes per agent"
+
+
+def irt_warnings(result: structure.IrtResult) -> list[str]:
+    """Why the numbers of an unregularised fit should not be read as estimates, if they should not."""
+    separated = result.items.index[result.items["separated"]].tolist()
+    if not separated:
+        return []
+    return [f"{len(separated)} game(s) separate the agents (|discrimination| > {irt.SEPARATION_DISCRIMINATION:g}): "
+            f"{', '.join(separated)}. Their maximum-likelihood estimates are not finite (they grow without bound "
+            "and depend on the quadrature) and have no standard errors; use the default (regularised) fit."]
 
 
 def format_irt(fit: structure.TrainingIrt, abilities: bool = False) -> str:
-    """``atari5-spec irt``: per game difficulty and discrimination (easiest first) beside seed 003's."""
+    """``atari5-spec irt``: per game difficulty and discrimination with standard errors, beside the IRT paper's."""
     result, published = fit.result, fit.published
-    items = result.items.sort_values(["difficulty"])
-    lines = [f"2PL IRT (seed 003) on {len(result.abilities)} agents x {len(items) + len(result.dropped)} games, "
+    items = result.items.sort_values(["difficulty", "discrimination"], na_position="last")
+    lines = [f"2PL IRT ({IRT_PAPER}) on {len(result.abilities)} agents x {len(items) + len(result.dropped)} games, "
              "response = human-normalised score >= 100",
-             f"{'game':<20} {'difficulty':>10} {'discrim.':>10} {'human-level':>11} {'n':>3}   "
-             f"{'seed003 b':>9} {'seed003 a':>9}"]
+             irt_estimation_text(result),
+             f"{'game':<20} {'difficulty':>10} {'(se)':>7} {'discrim.':>9} {'(se)':>7} {'human-level':>11} "
+             f"{'n':>3}   {'paper b':>8} {'paper a':>8}"]
+
+    def number(value, width, digits=3):
+        return f"{'-':>{width}}" if pd.isna(value) else f"{value:>{width}.{digits}f}"
+
     for game, item in items.iterrows():
         theirs = published.loc[game] if game in published.index else None
         b = "" if theirs is None or pd.isna(theirs["difficulty"]) else f"{theirs['difficulty']:.3f}"
         a = "" if theirs is None or pd.isna(theirs["discrimination"]) else f"{theirs['discrimination']:.3f}"
-        steep = " *" if abs(item["discrimination"]) > STEEP_DISCRIMINATION else ""
-        lines.append(f"{game:<20} {item['difficulty']:>10.3f} {item['discrimination']:>10.3f} "
-                     f"{item['success_rate']:>11.2f} {int(item['n']):>3}   {b:>9} {a:>9}{steep}")
+        flag = "" if item["discriminating"] else "  not discriminating"
+        lines.append(f"{game:<20} {number(item['difficulty'], 10)} {number(item['difficulty_se'], 7)} "
+                     f"{number(item['discrimination'], 9)} {number(item['discrimination_se'], 7)} "
+                     f"{item['success_rate']:>11.2f} {int(item['n']):>3}   {b:>8} {a:>8}{flag}")
     rc = fit.rank_correlation
     lines += [
         "",
         f"dropped (no variance after binarising): {', '.join(result.dropped) or 'none'}",
-        f"* |discrimination| > {STEEP_DISCRIMINATION:g}: the game splits the agents almost perfectly, so the "
-        "likelihood keeps rising as the curve steepens; read it as 'a step', not as an estimate",
+        "human-level: share of the agents reporting the game that score >= 100; (se): standard error from the "
+        "observed information",
+        "not discriminating: the likelihood-ratio test of discrimination = 0 does not reject at 5% (or the curve "
+        "falls), so the game's difficulty is no location on the ability scale and is not given",
         f"converged: {result.converged}; marginal log-likelihood {result.log_likelihood:.3f}",
-        f"Spearman rank correlation of difficulty with seed 003 Table 1 over {rc.n} shared games: "
+        f"Spearman rank correlation of difficulty with the IRT paper's Table 1 over the {rc.n} games both fits "
+        f"call discriminating (paper: discrimination >= {structure.PUBLISHED_DISCRIMINATING_MIN:g}): "
         f"{rc.rho:.3f} (p = {rc.p_value:.3f})",
     ]
+    lines += [f"WARNING: {warning}" for warning in irt_warnings(result)]
     if abilities:
-        lines += ["", f"{'algorithm':<24} {'ability':>8}"]
+        lines += ["", f"{'algorithm':<24} {'ability':>8} {'(sd)':>6}"]
         for algorithm, theta in result.abilities.sort_values(ascending=False, kind="stable").items():
-            lines.append(f"{algorithm:<24} {theta:>8.3f}")
+            lines.append(f"{algorithm:<24} {theta:>8.3f} {result.ability_sd[algorithm]:>6.3f}")
     return "\n".join(lines)
+
+
+def _json_number(value):
+    return None if pd.isna(value) else float(value)
+
+
+def irt_as_dict(fit: structure.TrainingIrt, names: pd.Series | None = None) -> dict:
+    """``atari5-spec irt --json``: the fit as plain JSON types (NaN -> null), games easiest first."""
+    result = fit.result
+    items = result.items.sort_values(["difficulty", "discrimination"], na_position="last")
+    names = names if names is not None else pd.Series(dtype=str)
+    games = []
+    for game, item in items.iterrows():
+        record = {"game_id": game, "name": names.get(game, game)}
+        for column in structure.IRT_ITEM_COLUMNS:
+            value = item[column]
+            record[column] = (bool(value) if column in ("discriminating", "separated") else
+                              int(value) if column == "n" else _json_number(value))
+        theirs = fit.published.loc[game] if game in fit.published.index else None
+        record["paper_difficulty"] = None if theirs is None else _json_number(theirs["difficulty"])
+        record["paper_discrimination"] = None if theirs is None else _json_number(theirs["discrimination"])
+        games.append(record)
+    rc = fit.rank_correlation
+    return {
+        "model": "2PL", "response": "human-normalised score >= 100",
+        "estimation": result.estimation, "n_quadrature": result.n_quadrature,
+        "prior": dict(irt.DEFAULT_PRIOR._asdict()) if result.estimation == "bayes-modal" else None,
+        "converged": bool(result.converged), "log_likelihood": float(result.log_likelihood),
+        "n_agents": int(len(result.abilities)), "games": games, "dropped": list(result.dropped),
+        "rank_correlation_with_paper": {"rho": rc.rho, "p_value": rc.p_value, "n": rc.n, "games": rc.games,
+                                        "paper_min_discrimination": structure.PUBLISHED_DISCRIMINATING_MIN},
+        "abilities": [{"algorithm_id": a, "ability": float(t), "sd": float(result.ability_sd[a])}
+                      for a, t in result.abilities.items()],
+        "warnings": irt_warnings(result),
+    }
 
 
 # --------------------------------------------------------------------------
@@ -154,7 +218,7 @@ def require_matplotlib():
     return Figure, FigureCanvasAgg
 
 
-def _new_figure(width: float, height: float):
+def new_figure(width: float, height: float):
     Figure, FigureCanvasAgg = require_matplotlib()
     figure = Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
     FigureCanvasAgg(figure)  # attaches the Agg canvas (no pyplot, no global backend switch)
@@ -167,7 +231,7 @@ def _names(games: pd.DataFrame) -> pd.Series:
 
 def plot_predicted_vs_true(analyses: Analyses):
     """Atari-5 estimate against the true 57-game median, log axes; Go-Explore marked (section 5.3)."""
-    figure = _new_figure(6.4, 5.6)
+    figure = new_figure(6.4, 5.6)
     axes = figure.add_subplot()
     frame = analyses.fairness.algorithms
     colours = {1: "#4c72b0", 2: "#dd8452", 3: "#55a868"}
@@ -196,7 +260,7 @@ def plot_single_game_ranking(analyses: Analyses):
     """Section 5.1, Figure 2: single-game R^2, least predictive left, most predictive right."""
     ranking = analyses.ranking.iloc[::-1]
     names = _names(analyses.games)
-    figure = _new_figure(12, 4.8)
+    figure = new_figure(12, 4.8)
     axes = figure.add_subplot()
     positions = np.arange(len(ranking))
     axes.bar(positions, ranking["r2"], color="#4c72b0")
@@ -214,7 +278,7 @@ def plot_per_game_r2(analyses: Analyses):
     atari5, atari10 = analyses.per_game["Atari-5"]["r2"], analyses.per_game["Atari-10"]["r2"]
     order = atari5.sort_values(kind="stable").index
     names = _names(analyses.games)
-    figure = _new_figure(12, 4.8)
+    figure = new_figure(12, 4.8)
     axes = figure.add_subplot()
     positions = np.arange(len(order))
     axes.bar(positions - 0.2, atari5[order], width=0.4, label="Atari-5", color="#4c72b0")
@@ -235,7 +299,7 @@ def plot_fairness(analyses: Analyses):
     """Section 5.4 (Figure 3): absolute and signed relative error of the Atari-5 estimate per tertile."""
     frame = analyses.fairness.algorithms
     tertiles = sorted(frame["tertile"].unique())
-    figure = _new_figure(9, 4)
+    figure = new_figure(9, 4)
     for position, (measure, label) in enumerate((("abs_rel_err", "absolute relative error (accuracy)"),
                                                  ("rel_err", "relative error (bias)")), start=1):
         axes = figure.add_subplot(1, 2, position)
@@ -281,7 +345,7 @@ def plot_game_correlations(analyses: Analyses):
     matrix = analyses.correlations.loc[order, order].to_numpy(float)
     names = _names(analyses.games)
     category = analyses.games.set_index("game_id")["category"].astype(str)
-    figure = _new_figure(11, 10)
+    figure = new_figure(11, 10)
     axes = figure.add_subplot()
     image = axes.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
     labels = [f"{names.get(g, g)} ({category.get(g, '?')})" for g in order]
@@ -304,7 +368,7 @@ def plot_item_characteristic_curves(analyses: Analyses, games=ICC_GAMES):
     games = [g for g in games if g in items.index]
     names = _names(analyses.games)
     theta = np.linspace(-4, 4, 401)
-    figure = _new_figure(10, 4.8)
+    figure = new_figure(10, 4.8)
     axes = figure.add_subplot()
     for game in games:
         b, a = items.loc[game, "difficulty"], items.loc[game, "discrimination"]
@@ -462,7 +526,7 @@ def write_report(analyses: Analyses, out: Path | str) -> list[Path]:
     written, pngs = [], {}
     for key, plot in _PLOTS.items():
         path = out / FIGURE_FILES[key]
-        plot(analyses).savefig(path, dpi=_DPI, metadata=_PNG_METADATA)
+        plot(analyses).savefig(path, dpi=_DPI, metadata=PNG_METADATA)
         pngs[key] = path.read_bytes()
         written.append(path)
     page = out / HTML_FILE

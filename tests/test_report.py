@@ -105,9 +105,39 @@ def test_irt_command(capsys):
     assert cli.main(["irt", "--abilities"]) == 0
     out = capsys.readouterr().out
     assert "dropped (no variance after binarising): atlantis, krull, video_pinball" in out
-    assert re.search(r"Spearman rank correlation of difficulty with seed 003 .*: -?\d\.\d{3}", out)
-    table = re.findall(r"^([a-z_]+)\s+(-?\d+\.\d{3})\s+(-?\d+\.\d{3})\s", out, flags=re.MULTILINE)
-    assert len(table) == 57 - 3 and "battle_zone" in [game for game, *_ in table]
-    difficulties = [float(b) for _, b, _ in table]
-    assert difficulties == sorted(difficulties)  # easiest first
-    assert re.search(r"^agent57\s+-?\d+\.\d{3}$", out, flags=re.MULTILINE)  # --abilities
+    assert re.search(r"Spearman rank correlation of difficulty with the IRT paper.*: -?\d\.\d{3}", out)
+    assert "seed 003" not in out
+    number = r"(-?\d+\.\d{3}|-)"
+    table = re.findall(rf"^([a-z_]+)\s+{number}\s+{number}\s+{number}\s+{number}\s+(\d\.\d\d)\s", out,
+                       flags=re.MULTILINE)
+    assert len(table) == 57 - 3 and "battle_zone" in [row[0] for row in table]
+    located = [float(row[1]) for row in table if row[1] != "-"]
+    assert located == sorted(located)  # easiest first, games without a difficulty last
+    assert [row[1] for row in table[len(located):]] == ["-"] * (len(table) - len(located))
+    assert re.search(r"^agent57\s+-?\d+\.\d{3}\s+\d\.\d{3}$", out, flags=re.MULTILINE)  # --abilities
+
+
+def test_irt_json(capsys):
+    import json
+
+    assert cli.main(["irt", "--json"]) == 0
+    fit = json.loads(capsys.readouterr().out)
+    games = {g["game_id"]: g for g in fit["games"]}
+    assert len(games) == 54 and fit["estimation"] == "bayes-modal" and fit["warnings"] == []
+    for game in games.values():
+        assert 0 < game["discrimination"] < 10 and game["discrimination_se"] > 0
+        assert 0 < game["success_rate"] < 1
+        assert (game["difficulty"] is None) == (not game["discriminating"])
+    assert games["double_dunk"]["difficulty"] is None and games["battle_zone"]["difficulty_se"] > 0
+
+
+def test_irt_unregularised_warns(capsys):
+    assert cli.main(["irt", "--unregularised", "--quadrature", "21"]) == 0
+    captured = capsys.readouterr()
+    assert "maximum likelihood" in captured.out and "WARNING" in captured.out
+    assert captured.err.startswith("warning:") and "separate" in captured.err
+
+
+def test_irt_rejects_too_few_nodes(capsys):
+    assert cli.main(["irt", "--quadrature", "2"]) == 1
+    assert "--quadrature 2" in capsys.readouterr().err
