@@ -114,6 +114,34 @@ def _cmd_irt(args) -> int:
     return 0
 
 
+def _cmd_aggregate(args) -> int:
+    import json
+
+    from .loading import load
+    from .run_aggregates import aggregate_runs, format_run_aggregates, run_aggregates_as_dict
+    from .runs_input import normalised_runs, read_runs
+
+    if args.resamples < 1:
+        raise InputError(f"--resamples {args.resamples}: give a positive number of bootstrap resamples")
+    if not 0 < args.confidence < 1:
+        raise InputError(f"--confidence {args.confidence}: give a level between 0 and 1, e.g. 0.95")
+    if args.figure:
+        from .report import require_matplotlib
+
+        require_matplotlib()  # fail before the bootstrap when the plot extra is missing
+    games = load(args.path).games
+    runs = normalised_runs(read_runs(args.runs, games), games, source=args.runs)
+    result = aggregate_runs(runs.scores, runs.games, n_resamples=args.resamples, confidence=args.confidence,
+                            seed=args.seed)
+    print(json.dumps(run_aggregates_as_dict(result), indent=2) if args.json else format_run_aggregates(result))
+    if args.figure:
+        from .aggregate_figure import write_run_aggregates_figure
+
+        path = write_run_aggregates_figure(result, args.figure)
+        print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
 def _cmd_report(args) -> int:
     from .loading import load
     from .report import analyse, require_matplotlib, write_report
@@ -175,6 +203,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="marginal maximum likelihood without priors, as the IRT paper (games that split the "
                         "agents perfectly then have no finite estimate; a warning names them)")
     p.set_defaults(run=_cmd_irt)
+
+    p = commands.add_parser("aggregate", help="aggregate your own per-seed runs of any number of agents "
+                                              "(CSV: agent,game,seed,score): IQM, median, mean, optimality gap "
+                                              "with stratified bootstrap intervals, probability of improvement, "
+                                              "performance profiles, paired Welch tests")
+    p.add_argument("runs", help="CSV file with columns agent, game, seed, score (raw scores, any game spelling)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--figure", metavar="PNG", default=None, help="also draw the intervals, profiles and "
+                                                                 "P(X > Y) to this PNG (needs matplotlib)")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    p.set_defaults(run=_cmd_aggregate)
 
     p = commands.add_parser("report", help="write pictures and one self-contained HTML page of the structure "
                                            "analyses (needs matplotlib: pip install 'atari5-spec[plot]')")
