@@ -97,7 +97,7 @@ def _cmd_irt(args) -> int:
     import json
 
     from .loading import load
-    from .report import format_irt, irt_as_dict, irt_warnings
+    from .irt_output import format_irt, irt_as_dict, irt_warnings
     from .structure import training_irt
 
     if args.quadrature < 5:

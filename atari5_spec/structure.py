@@ -42,8 +42,8 @@ from .reproduction import algorithm_estimates
 __all__ = [
     "HUMAN_LEVEL", "WELL_PREDICTED_R2", "GO_EXPLORE_ID",
     "single_game_ranking", "subset_weights", "per_game_fit_summary", "variance_explained",
-    "well_predicted_games", "subset_log_estimates", "FairnessCheck", "fairness_by_tertile",
-    "game_correlations", "ranked_pairs", "OutOfSampleCase", "algorithm_score_rows", "out_of_sample_case",
+    "well_predicted_games", "subset_log_estimates", "out_of_fold_estimates", "FairnessCheck", "fairness_by_tertile",
+    "game_correlations", "smallest_eigenvalue", "ranked_pairs", "OutOfSampleCase", "algorithm_score_rows", "out_of_sample_case",
     "normalised_matrix", "agents_only", "human_level_responses", "IrtResult", "irt_analysis",
     "IRT_ITEM_COLUMNS", "PUBLISHED_DISCRIMINATING_MIN", "published_irt_table", "RankCorrelation", "difficulty_rank_correlation", "TrainingIrt", "training_irt",
     "table8_medians", "aggregate_summary",
@@ -147,6 +147,33 @@ def subset_log_estimates(X: pd.DataFrame, weights: pd.Series) -> pd.Series:
     return pd.Series(estimates, index=X.index[rows], name="log_estimate")
 
 
+def out_of_fold_estimates(X: pd.DataFrame, y: pd.Series, games: Sequence[str],
+                          n_splits: int = fitting.N_SPLITS, seed: int = fitting.SEED) -> pd.DataFrame:
+    """Each algorithm's subset estimate from the fold that did not train on it (the search's 10-fold CV).
+
+    The rows having every game of the subset, in row order, are cut into the
+    folds of :func:`atari5_spec.fitting.kfold_test_folds` (those the subset
+    search cross-validates with); each fold is predicted by the no-intercept
+    model fitted on the other folds. Columns: algorithm_id, median and
+    estimate (human-normalised, %), fold, rel_err (estimate / median - 1).
+    These are honest predictions for the training algorithms; the pinned
+    coefficients' own estimates of them are in-sample.
+    """
+    games = list(games)
+    rows = fitting.complete_rows(X, games) & y.notna().to_numpy()
+    Xs, ys = X.loc[rows, games].to_numpy(float), y[rows].to_numpy(float)
+    log_estimate, fold_of = np.empty(len(ys)), np.empty(len(ys), dtype=int)
+    for fold, test in enumerate(fitting.kfold_test_folds(len(ys), n_splits, seed), start=1):
+        train = np.ones(len(ys), bool)
+        train[test] = False
+        log_estimate[test] = Xs[test] @ fitting.fit_no_intercept(Xs[train], ys[train])
+        fold_of[test] = fold
+    frame = pd.DataFrame({"algorithm_id": X.index[rows], "median": inverse_log_transform(ys),
+                          "estimate": inverse_log_transform(log_estimate), "fold": fold_of})
+    frame["rel_err"] = frame["estimate"] / frame["median"] - 1.0
+    return frame
+
+
 class FairnessCheck(NamedTuple):
     """Section 5.4: per-algorithm errors, per-tertile means and pairwise Welch t-tests."""
 
@@ -212,6 +239,18 @@ def game_correlations(X: pd.DataFrame) -> pd.DataFrame:
     observations), so different cells rest on different algorithms.
     """
     return X.corr(method="pearson")
+
+
+def smallest_eigenvalue(correlations: pd.DataFrame) -> float:
+    """The smallest eigenvalue of a correlation matrix (NaN cells as 0).
+
+    Pairwise-complete correlations rest on different algorithms cell by
+    cell, so the matrix need not be positive semi-definite (a negative
+    eigenvalue says it is not), and then it is no covariance of anything:
+    no PCA or factor analysis on it.
+    """
+    matrix = correlations.fillna(0.0).to_numpy(float)
+    return float(np.linalg.eigvalsh((matrix + matrix.T) / 2.0).min())
 
 
 def ranked_pairs(X: pd.DataFrame, correlations: pd.DataFrame | None = None) -> pd.DataFrame:
