@@ -52,6 +52,7 @@ __all__ = [
     "DEFAULT_N_QUADRATURE",
     "DEFAULT_PRIOR",
     "SEPARATION_DISCRIMINATION",
+    "ML_DISCRIMINATION_BOUND",
     "Prior",
     "ItemSelection",
     "DiscriminationTest",
@@ -74,7 +75,13 @@ DEFAULT_N_QUADRATURE = 21
 #: curve steepens) and its parameters depend on the quadrature.
 SEPARATION_DISCRIMINATION = 10.0
 
+#: Without priors, |a| is kept below this (a separated item's estimate stops there, flagged).
+ML_DISCRIMINATION_BOUND = 100.0
+
 _MAX_ADAPTATIONS = 50
+# Without priors, a separating item walks up a flat ridge for thousands of steps; after this many a
+# fit that has separated stops (its numbers are no estimates anyway, and the output says so).
+_ML_PROBE_ITERATIONS = 200
 _ADAPTATION_TOLERANCE = 1e-7  # largest change of a fitted parameter between two adaptations
 
 
@@ -530,8 +537,9 @@ def fit_2pl(
 
     ``prior=None`` gives the unregularised marginal maximum-likelihood fit
     (``ltm``, the IRT paper). Items that almost separate the persons then
-    have very large (in the limit infinite) discrimination; they are flagged
-    in ``separated``, get NaN standard errors, and ``converged`` is False.
+    have very large (in the limit infinite) discrimination, here stopped at
+    ``|a| <= ML_DISCRIMINATION_BOUND``; they are flagged in ``separated``,
+    every standard error is NaN, and ``converged`` is False.
     """
     u = _validate_responses(responses)
     prior = _validate_prior(prior)
@@ -553,6 +561,11 @@ def fit_2pl(
     def item_parameters(theta):
         return (np.exp(theta[:n_items]) if prior is not None else theta[:n_items]), theta[n_items:]
 
+    # Without a prior a separating item's slope has no finite optimum: stop it at a bound far
+    # beyond SEPARATION_DISCRIMINATION rather than walking up the ridge for thousands of steps.
+    bounds = None if prior is not None else (
+        [(-ML_DISCRIMINATION_BOUND, ML_DISCRIMINATION_BOUND)] * n_items + [(None, None)] * n_items)
+
     # Alternate: centre the quadrature on the persons' posteriors under the
     # current parameters, then maximise with those nodes held fixed, until
     # the parameters stop moving (a fixed point; usually 3-6 rounds).
@@ -566,9 +579,17 @@ def fit_2pl(
             value, grad = _posterior_objective(t, prior, ones, mask, quadrature)
             return -value / n_persons, -grad / n_persons
 
-        result = minimize(negative_mean_log_posterior, theta, jac=True, method="L-BFGS-B",
-                          options={"maxiter": max_iter, "gtol": 1e-9, "ftol": 1e-15})
+        result = minimize(negative_mean_log_posterior, theta, jac=True, method="L-BFGS-B", bounds=bounds,
+                          options={"maxiter": max_iter if prior is not None else _ML_PROBE_ITERATIONS,
+                                   "gtol": 1e-9, "ftol": 1e-15})
         n_iterations += int(result.nit)
+        if prior is None and not np.any(np.abs(item_parameters(result.x)[0]) > SEPARATION_DISCRIMINATION) \
+                and not result.success:
+            # Not separating after the probe: finish the maximisation properly.
+            n_iterations -= int(result.nit)
+            result = minimize(negative_mean_log_posterior, theta, jac=True, method="L-BFGS-B", bounds=bounds,
+                              options={"maxiter": max_iter, "gtol": 1e-9, "ftol": 1e-15})
+            n_iterations += int(result.nit)
         moved = np.max(np.abs(result.x - theta))
         theta = result.x
         if moved < _ADAPTATION_TOLERANCE:

@@ -104,9 +104,10 @@ def improvement_probability(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     U statistic of X divided by ``n_x n_y``, rliable's
     ``probability_of_improvement`` (which also gives 0.5 to identical runs).
     """
-    greater = (x[..., :, None, :] > y[..., None, :, :]).sum(axis=(-3, -2))
-    ties = (x[..., :, None, :] == y[..., None, :, :]).sum(axis=(-3, -2))
-    per_game = (greater + 0.5 * ties) / (x.shape[-2] * y.shape[-2])
+    # sign(x_i - y_j) is +1, 0 or -1: (sign + 1) / 2 counts a win as 1 and a tie as 1/2. The sums are
+    # multiples of 1/2, exact in floating point, so this equals U / (n_x n_y) to the last bit.
+    signs = np.sign(x[..., :, None, :] - y[..., None, :, :]).sum(axis=(-3, -2))
+    per_game = (signs + x.shape[-2] * y.shape[-2]) / (2.0 * x.shape[-2] * y.shape[-2])
     return per_game.mean(axis=-1)
 
 
