@@ -20,7 +20,6 @@ import csv
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
 import pandas as pd
 
 from .errors import InputError
