@@ -70,8 +70,10 @@ staged (``staged_search``), stability (bootstrap over algorithms).
 from .exhaustive import SubsetScores, evaluate_all_subsets
 from .selection import (COEFFICIENT_ATOL, TIE_RTOL, SearchResult, best_subset, evaluate_subsets, search_best,
                         searchable_games, top_subsets)
+from .stability import StabilityReport, selection_stability
 from .staged import STAGES, staged_search
 from .topn import TopSubsets
 
 __all__ = ["SubsetScores", "evaluate_subsets", "evaluate_all_subsets", "best_subset", "staged_search",
-           "searchable_games", "STAGES", "TopSubsets", "top_subsets", "SearchResult", "search_best"]
+           "searchable_games", "STAGES", "TopSubsets", "top_subsets", "SearchResult", "search_best",
+           "StabilityReport", "selection_stability"]

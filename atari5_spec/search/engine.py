@@ -66,9 +66,8 @@ def dask_client(scheduler: Any):
 
 
 def _on_dask(function: Callable, tasks: list, scheduler: Any, on_done: OnDone | None, keep_results: bool) -> list:
-    from distributed import as_completed as dask_as_completed
-
     client, owned = dask_client(scheduler)
+    from distributed import as_completed as dask_as_completed
     try:
         # pure=False: the same task submitted twice (e.g. a rerun) is computed again, not shared
         futures = client.map(function, tasks, pure=False)
