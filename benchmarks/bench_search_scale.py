@@ -184,8 +184,10 @@ def main(argv=None) -> int:
         r = in_fresh_process("k10")
         print(f"\nexhaustive k=10: {r['subsets']:.3g} subsets; one prefix task per prefix size measured "
               f"({r['sampled']:,} subsets in {r['sample_seconds']:.1f} s CPU, load {r['load']})")
-        print(f"  single core {r['core_seconds'] / 3600:,.1f} h ({r['subsets'] / r['core_seconds']:,.0f} subsets/s per core); "
-              + ", ".join(f"{cores} cores {r['core_seconds'] / cores / 3600:,.2f} h" for cores in (2, 16, 64, 256, 1024)))
+        per_core = r["subsets"] / r["core_seconds"]
+        print(f"  single core {r['core_seconds'] / 3600:,.1f} h ({per_core:,.0f} subsets/s per core); "
+              + ", ".join(f"{cores} cores {r['core_seconds'] / cores / 3600:,.2f} h"
+                          for cores in (2, 16, 64, 256, 1024)))
 
     if not args.no_stability:
         r = in_fresh_process("stability", str(args.workers))
