@@ -38,6 +38,9 @@ def test_tasks_cover_every_subset_once_and_rank_as_the_full_search(depth, path):
     assert {tuple(s) for s in top.subsets.tolist()} == {tuple(s) for s in expected.subsets.tolist()}
     by_subset = {tuple(s): m for s, m in zip(expected.subsets.tolist(), expected.cv_mse)}
     np.testing.assert_allclose(top.cv_mse, [by_subset[tuple(s)] for s in top.subsets.tolist()], rtol=1e-11)
+    if depth == 0:                     # one task: the in-memory search itself, bit for bit
+        assert top.cv_mse.tobytes() == expected.cv_mse.tobytes()
+        assert top.subsets.tobytes() == expected.subsets.tobytes()
 
 
 def test_plan_depends_only_on_the_problem_size():
