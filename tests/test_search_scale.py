@@ -1,8 +1,6 @@
 """The search at scale: prefix tasks, merged top-N rankings, local processes and Dask give one answer.
 Synthetic, seeded data, except where the paper's matrix is named."""
 
-import itertools
-import json
 import math
 import sys
 
@@ -46,7 +44,7 @@ def test_tasks_cover_every_subset_once_and_rank_as_the_full_search(depth, path):
 def test_plan_depends_only_on_the_problem_size():
     X, y = synthetic(seed=51, n_games=14)
     problem = tasks.make_problem(X, y, range(14), 5)
-    planned = tasks.plan_tasks(problem, depth=2, task_subsets=100)
+    planned = tasks.plan_tasks(problem, depth=2, group_subsets=100)
     assert sum(t.n_subsets for t in planned) == math.comb(14, 5)
     assert all(t.n_subsets >= 100 for t in planned[:-1])
     assert tasks.prefix_depth(56, 5) == 0 and tasks.prefix_depth(56, 6) == 1 and tasks.prefix_depth(56, 7) == 2
@@ -118,7 +116,7 @@ def test_search_best_finds_atari5_on_the_paper_matrix(dataset):
 @pytest.fixture(scope="module")
 def cluster():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as c:
         with distributed.Client(c) as client:
             yield client
 
@@ -138,7 +136,7 @@ def test_search_size_6_on_a_local_cluster_matches_the_local_run(capsys):
     distributed = pytest.importorskip("distributed")
     assert cli.main(["search", "--size", "6", "--top", "20", "--processes", "2"]) == 0
     local = capsys.readouterr().out
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster:
         assert cli.main(["search", "--size", "6", "--top", "20", "--scheduler", cluster.scheduler_address]) == 0
     distributed = capsys.readouterr().out
     assert local.splitlines()[:24] == distributed.splitlines()[:24]     # all but the timing line

@@ -68,8 +68,8 @@ staged (``staged_search``), stability (bootstrap over algorithms).
 """
 
 from .exhaustive import SubsetScores, evaluate_all_subsets
-from .selection import (COEFFICIENT_ATOL, TIE_RTOL, SearchResult, best_subset, evaluate_subsets, search_best,
-                        searchable_games, top_subsets)
+from .selection import (COEFFICIENT_ATOL, TIE_RTOL, SearchResult, best_subset, evaluate_subsets,  # noqa: F401
+                        search_best, searchable_games, top_subsets)                   # (constants: as before)
 from .stability import StabilityReport, selection_stability
 from .staged import STAGES, staged_search
 from .topn import TopSubsets

@@ -34,6 +34,10 @@ Progress = Callable[[int, int], None]
 # none has more subsets than this. The paper's Atari-5 search (3,819,816
 # subsets) stays one task, run exactly as before.
 TASK_SUBSETS = 4_000_000
+# Consecutive prefixes are grouped into tasks of at least this many subsets:
+# enough tasks for the workers to share the work evenly (K=6: 30 tasks),
+# few enough that scheduling them costs nothing.
+GROUP_SUBSETS = 1_000_000
 # Games chosen inside one prefix's search at most: its tree stores k - 3
 # levels of states, and a third stored level would cost C(n, 3) nodes of
 # n x n x folds each (gigabytes for 56 games).
@@ -86,11 +90,11 @@ def prefix_depth(n: int, k: int, task_subsets: int = TASK_SUBSETS) -> int:
 
 
 def plan_tasks(problem: SearchProblem, depth: int | None = None,
-               task_subsets: int = TASK_SUBSETS) -> list[SearchTask]:
+               group_subsets: int = GROUP_SUBSETS) -> list[SearchTask]:
     """The problem's tasks: prefixes of ``depth`` games (default ``prefix_depth``), in lexicographic order,
-    consecutive ones grouped until a task has ``task_subsets`` subsets (a bigger prefix is a task alone)."""
+    consecutive ones grouped until a task has ``group_subsets`` subsets (a bigger prefix is a task alone)."""
     n, k = len(problem.order), problem.k
-    depth = prefix_depth(n, k, task_subsets) if depth is None else depth
+    depth = prefix_depth(n, k) if depth is None else depth
     if not 0 <= depth < k:
         raise ValueError(f"prefix depth must be in 0..{k - 1}, got {depth}")
     # a prefix must leave k - depth games after its last one
@@ -101,7 +105,7 @@ def plan_tasks(problem: SearchProblem, depth: int | None = None,
     tasks, start, count = [], 0, 0
     for i, size in enumerate(sizes.tolist()):
         count += size
-        if count >= task_subsets or i == len(sizes) - 1:
+        if count >= group_subsets or i == len(sizes) - 1:
             tasks.append(SearchTask(prefixes[start:i + 1], count))
             start, count = i + 1, 0
     return tasks
