@@ -213,3 +213,20 @@ def test_stability_command_on_the_paper_matrix(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "selection stability" in printed and "name_this_game" in printed
     assert len(pd.read_csv(out)) == 2
+
+
+def test_the_local_search_needs_no_dask(tmp_path):
+    """Without dask installed the package imports and searches on local processes."""
+    import subprocess
+    script = ("import sys; sys.modules['dask'] = sys.modules['distributed'] = None\n"
+              "import numpy as np\n"
+              "from atari5_spec import cli, search\n"
+              "if __name__ == '__main__':\n"
+              "    X = np.random.default_rng(0).normal(2, 1, (30, 8))\n"
+              "    top = search.top_subsets(X, X.sum(axis=1), range(8), 3, depth=1, processes=2)\n"
+              "    assert top.n_searched == 56\n"
+              "    raise SystemExit(cli.main(['search', '--size', '2', '--top', '1']))\n")
+    (tmp_path / "no_dask.py").write_text(script)
+    done = subprocess.run([sys.executable, str(tmp_path / "no_dask.py")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "best admissible 2-subset" in done.stdout

@@ -35,7 +35,7 @@ Progress = Callable[[int, int], None]
 # subsets) stays one task, run exactly as before.
 TASK_SUBSETS = 4_000_000
 # Consecutive prefixes are grouped into tasks of at least this many subsets:
-# enough tasks for the workers to share the work evenly (K=6: 30 tasks),
+# enough tasks for the workers to share the work evenly (K=6: 18, K=7: 160),
 # few enough that scheduling them costs nothing.
 GROUP_SUBSETS = 1_000_000
 # Games chosen inside one prefix's search at most: its tree stores k - 3
