@@ -239,7 +239,7 @@ def _whole_frames(value: float) -> int:
 def _cmd_score(args) -> int:
     from .errors import InputError
     from .score_input import read_scores_file
-    from .scoring import as_coefficient_set, games_table, relative_score, score
+    from .scoring import as_coefficient_set, games_table, not_computable_message, relative_score, score
 
     observations = _observations(args)
     coefficients = as_coefficient_set(args.coefficients)
@@ -254,7 +254,7 @@ def _cmd_score(args) -> int:
         relative = relative_score(observations, read_scores_file(args.relative_to), **settings)
         result = relative.agent
     else:
-        result = score(observations, **settings, **protocol)
+        result = score(observations, **settings, **protocol, partial=True)
     names = {row["game_id"]: row["name"] for row in games_table()}
     _warn(result.warnings)
     if relative is not None:
@@ -267,9 +267,7 @@ def _cmd_score(args) -> int:
             lines += _relative_text(relative, args.relative_to)
         print("\n".join(lines))
     if result.estimate is None:
-        raise InputError(f"{result.subset} needs {', '.join(result.not_computable[result.subset])} (not given)"
-                         + (f"; computed instead: {', '.join(s.subset for s in result.other_subsets)}"
-                            if result.other_subsets else ""))
+        raise InputError(not_computable_message(result))
     if relative is not None and relative.ratio is None:
         raise InputError(f"the baseline ({args.relative_to}) lacks "
                          f"{', '.join(relative.baseline.not_computable.get(result.subset, ()))}")

@@ -481,7 +481,7 @@ def stated_protocol(observations: list[Observation], sticky_action_probability: 
 
 def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: int = 10000,
           confidence: float = 0.95, seed: int = 0, sticky_action_probability: float | None = None,
-          training_frames: int | None = None) -> ScoreResult:
+          training_frames: int | None = None, partial: bool = False) -> ScoreResult:
     """The Atari-5 (or another subset's) score of an agent from its raw game scores.
 
     ``scores``: dict game -> score, dict game -> list of per-seed scores, an
@@ -502,13 +502,29 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     the runs (the probability is otherwise read from ALE/*-v5 or *-v4 game
     ids); ``protocol`` then reports how the version's estimate shifted for
     held-out agents of that protocol. The estimate is never adjusted.
+
+    When the requested subset's games are not all given, raises InputError
+    naming them (as ``atari5-spec score`` exits 1); with ``partial=True`` the
+    result is returned anyway, ``estimate`` None and the subsets that could be
+    computed in ``other_subsets``.
     """
     _check_settings(n_bootstrap, confidence, seed)
     coefficient_set = as_coefficient_set(coefficients)
     observations = _observations(scores)
     runs = group_runs(observations, load_aliases())
     protocol = stated_protocol(observations, sticky_action_probability, training_frames)
-    return _score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
+    result = _score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
+    if result.estimate is None and not partial:
+        raise InputError(not_computable_message(result) + (" (partial=True returns them)" if result.other_subsets
+                                                           else ""))
+    return result
+
+
+def not_computable_message(result: ScoreResult) -> str:
+    """'Atari-5 needs qbert, phoenix (not given); computed instead: Atari-1, Atari-3'."""
+    return (f"{result.subset} needs {', '.join(result.not_computable[result.subset])} (not given)"
+            + (f"; computed instead: {', '.join(s.subset for s in result.other_subsets)}"
+               if result.other_subsets else ""))
 
 
 def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coefficients=None,

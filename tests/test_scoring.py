@@ -118,9 +118,12 @@ def test_every_subset_the_games_allow_is_scored(coefficients):
         assert subset.signature.startswith(subset.subset + "|")
 
 
-def test_missing_games_leave_the_rest_computed(coefficients):
+def test_missing_games_raise_unless_partial_results_are_asked_for(coefficients):
     atari3 = coefficients.subsets["Atari-3"].games
-    result = score({g: v[0] for g, v in seeded_runs(atari3, 1).items()})
+    given = {g: v[0] for g, v in seeded_runs(atari3, 1).items()}
+    with pytest.raises(InputError, match="Atari-5 needs .*computed instead: Atari-1, Atari-3"):
+        score(given)  # the API fails as the command line does, instead of returning estimate=None silently
+    result = score(given, partial=True)
     assert result.estimate is None and result.signature is None
     assert set(result.not_computable["Atari-5"]) == set(coefficients.subsets["Atari-5"].games) - set(atari3)
     assert {s.subset for s in result.other_subsets} == {"Atari-1", "Atari-3"}
