@@ -25,10 +25,12 @@ import numpy as np
 import pandas as pd
 
 from .datapackage import package_root, read_descriptor, schema_of
+from .errors import InputError
 from .loading import PANDAS_DTYPES, TABLES, Dataset, TableReadError, load
+from .paths import regular_file_problem
 
 __all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
-           "frictionless_problems", "in_background"]
+           "frictionless_problems", "in_background", "descriptor_problems"]
 
 class Problem(NamedTuple):
     """One thing wrong with the package, located and with a fix."""
@@ -73,6 +75,29 @@ _FIXES = {
 
 def _relative(root: Path, place: str | None) -> str:
     return str(place) if place else "datapackage.json"
+
+
+def descriptor_problems(root: Path) -> list[Problem]:
+    """What must hold before any reader, Frictionless included, follows the descriptor's paths.
+
+    datapackage.json parses within the limits, has the shape this project
+    needs, and every path in it stays inside the package (atari5_spec.paths);
+    every resource is a regular file. Frictionless refuses absolute and '..'
+    paths itself (untrusted mode, its default) but follows symbolic links and
+    opens whatever is there, so it runs only when this list is empty.
+    """
+    try:
+        descriptor = read_descriptor(root)
+    except InputError as error:
+        return [Problem("datapackage.json", None, None, str(error),
+                        "datapackage.json can be changed by a pull request: restore it from the repository")]
+    problems = []
+    for resource in descriptor["resources"]:
+        problem = regular_file_problem(Path(root) / resource["path"])
+        if problem:
+            problems.append(Problem(resource["path"], None, None, problem,
+                                    "restore the file (a resource is a regular CSV file in the package)"))
+    return problems
 
 
 def frictionless_problems(root: Path) -> list[Problem]:
@@ -328,6 +353,9 @@ def validate_package(path: str | Path | None = None, structure=None, data: Datas
     being computed (see :func:`in_background`); ``data`` the package already loaded.
     """
     root = package_root(path)
+    unusable = descriptor_problems(root)
+    if unusable:  # nothing may follow the descriptor's paths
+        return unusable
     # Frictionless runs on the other core while this process loads and runs pandera.
     structure = structure or in_background(frictionless_problems, root)
     try:

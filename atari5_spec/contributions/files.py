@@ -6,6 +6,7 @@ import os
 import stat
 from pathlib import Path
 
+from ..paths import regular_file_problem
 from ..validation import Problem
 from .model import MAX_FILE_BYTES, SUBMISSION_FILES, _display
 
@@ -43,8 +44,11 @@ def read_text(folder: Path, name: str) -> tuple[str | None, list[Problem]]:
     if path.is_symlink():
         return None, [Problem(label, None, None, f"is a symbolic link (to {os.readlink(path)!r})",
                               "replace the link by the file itself: submissions may not point outside their folder")]
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    special = regular_file_problem(path, follow_links=False)
+    if special and special != "does not exist":  # refused before opening: opening a named pipe blocks
+        return None, [Problem(label, None, None, special, "add the file as a regular file")]
+    try:  # non-blocking: a pipe swapped in after the check cannot hang the read either
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
         return None, [Problem(label, None, None, f"cannot be opened ({error.strerror})", "add the file as a regular file")]
     with os.fdopen(fd, "rb") as handle:

@@ -7,11 +7,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..datapackage import bump_version, descriptor_text, package_root, read_descriptor, schema_of
+from ..datapackage import bump_version, descriptor_text, package_root, read_descriptor, resource_path, schema_of
 from ..errors import InputError
+from ..paths import package_file, package_target, read_regular_file
 from ..validation import Problem
 from .checking import merged_problems, plan_merge
-from .model import CHANGELOG, SCORES_FILE, SUBMISSION_FILES, Merge, Report, Submission, SubmissionError
+from .model import CHANGELOG, MAX_FILE_BYTES, SCORES_FILE, SUBMISSION_FILES, Merge, Report, Submission, SubmissionError
 from .reading import read_submission
 
 
@@ -37,7 +38,8 @@ def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
             continue
         resource = next(r for r in descriptor["resources"] if r["name"] == name)
         columns = [f["name"] for f in schema_of(root, descriptor, name)["fields"]]
-        texts[resource["path"]] = appended_text((root / resource["path"]).read_text(encoding="utf-8"), columns, rows)
+        current = resource_path(root, descriptor, name)  # under the path policy: never a file outside the package
+        texts[resource["path"]] = appended_text(current.read_text(encoding="utf-8"), columns, rows)
     return texts
 
 
@@ -48,16 +50,20 @@ def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
 
     with tempfile.TemporaryDirectory(prefix="atari5-contribution-") as scratch:
         scratch = Path(scratch)
+        descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
         shutil.copy2(root / "datapackage.json", scratch / "datapackage.json")
-        shutil.copytree(root / "schemas", scratch / "schemas")
-        for resource in read_descriptor(root)["resources"]:
+        for resource in descriptor["resources"]:
+            schema = resource["schema"]
+            if isinstance(schema, str) and not (scratch / schema).exists():
+                (scratch / schema).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(package_file(root, schema, "datapackage.json, schema"), scratch / schema)
             if resource["name"] in TABLES:
                 target = scratch / resource["path"]
                 target.parent.mkdir(parents=True, exist_ok=True)
                 if resource["path"] in texts:
                     target.write_text(texts[resource["path"]], encoding="utf-8", newline="")
                 else:
-                    shutil.copy2(root / resource["path"], target)
+                    shutil.copyfile(resource_path(root, descriptor, resource["name"]), target)
         try:
             problems = validate_dataset(load(scratch))
         except TableReadError as error:
@@ -150,7 +156,8 @@ def _submission_copy(folder: Path, root: Path, submission_id: str) -> dict[str, 
     if target.exists() or target.is_symlink():
         raise InputError(f"{target} already exists and is not the submission {folder}: rename one of them")
     # Bytes as submitted (CRLF kept); the files were checked to be UTF-8 without BOM.
-    return {f"contributions/{submission_id}/{name}": (folder / name).read_bytes().decode("utf-8")
+    return {f"contributions/{submission_id}/{name}": read_regular_file(
+                folder / name, str(folder / name), MAX_FILE_BYTES, follow_links=False).decode("utf-8")
             for name in SUBMISSION_FILES}
 
 
@@ -175,7 +182,8 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     descriptor["version"] = bump_version(descriptor["version"], merge.bump)
     descriptor = descriptor_with_stats(root, descriptor, files)
     files["datapackage.json"] = descriptor_text(descriptor)
-    changelog = (root / CHANGELOG).read_text(encoding="utf-8") if (root / CHANGELOG).exists() else "# Changelog\n"
+    changelog_path = package_target(root, CHANGELOG, "the changelog")
+    changelog = changelog_path.read_text(encoding="utf-8") if changelog_path.is_file() else "# Changelog\n"
     files[CHANGELOG] = changelog_with_entry(changelog, *_changelog_line(merge, submission, descriptor["version"]))
     created = [d for d in (root / "contributions", root / "contributions" / submission.submission_id) if not d.exists()]
     try:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
-from ..datapackage import read_descriptor, schema_of
+from ..datapackage import read_descriptor, read_json_file, schema_of
 from ..ids import algorithm_slug
 from ..validation import Problem
 from .files import _read_if_present, folder_problems
@@ -80,7 +79,7 @@ def read_submission(path: str | Path, dataset, this_year: int | None = None, che
     text, read_problems = _read_if_present(folder, METADATA_FILE)
     problems += read_problems
     if text is not None:
-        schema = json.loads((root / METADATA_SCHEMA).read_text(encoding="utf-8"))
+        schema = read_json_file(root, METADATA_SCHEMA, "the metadata schema")
         data, node, yaml_problems = parse_yaml(text, metadata_label)
         problems += yaml_problems
         if not yaml_problems:
@@ -94,7 +93,7 @@ def read_submission(path: str | Path, dataset, this_year: int | None = None, che
     text, read_problems = _read_if_present(folder, SCORES_FILE)
     problems += read_problems
     if text is not None:
-        table_schema = json.loads((root / SCORES_SCHEMA).read_text(encoding="utf-8"))
+        table_schema = read_json_file(root, SCORES_SCHEMA, "the scores schema")
         descriptor = read_descriptor(root)
         raw_value = next(f for f in schema_of(root, descriptor, "scores")["fields"] if f["name"] == "raw_value")
         scores, score_problems = parse_scores(text, scores_label, table_schema, games,
