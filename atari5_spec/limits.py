@@ -31,7 +31,7 @@ from .errors import InputError
 
 __all__ = ["MAX_NESTING_DEPTH", "MAX_NUMBER_CHARS", "MAX_ABS_SCORE", "MAX_DESCRIPTOR_BYTES",
            "MAX_SCORE_FILE_BYTES", "MAX_SCORE_ROWS", "ASCII_NUMBER", "ASCII_INTEGER", "json_nesting_problem",
-           "load_json", "control_character_problem", "score_problem", "non_ascii_digit"]
+           "load_json", "control_character_problem", "score_problem", "non_ascii_digit", "printable"]
 
 MAX_NESTING_DEPTH = 32
 MAX_NUMBER_CHARS = 40
@@ -87,16 +87,20 @@ def _no_constant(label: str) -> Callable[[str], Any]:
     return refuse
 
 
-def load_json(text: str, label: str, object_pairs_hook=None) -> Any:
-    """json.loads with the limits: nesting depth, number length, no NaN/Infinity; InputError with the line."""
+def load_json(text: str, label: str, object_pairs_hook=None, allow_nan: bool = False) -> Any:
+    """json.loads with the limits: nesting depth, number length, no NaN/Infinity; InputError with the line.
+
+    ``allow_nan`` reads NaN/Infinity as floats, for callers that reject them later with a better place.
+    """
     nested = json_nesting_problem(text)
     if nested:
         raise InputError(f"{label}, line {nested[0]}: {nested[1]}: flatten the structure")
     try:
         return json.loads(text, object_pairs_hook=object_pairs_hook, parse_int=_number(int, label),
-                          parse_float=_number(float, label), parse_constant=_no_constant(label))
+                          parse_float=_number(float, label),
+                          parse_constant=float if allow_nan else _no_constant(label))
     except json.JSONDecodeError as error:
-        raise InputError(f"{label}, line {error.lineno}, column {error.colno}: not valid JSON ({error.msg})") from None
+        raise InputError(f"{label}, line {error.lineno}: not valid JSON ({error.msg}, column {error.colno})") from None
     except RecursionError:  # the scan above makes this unreachable; kept so it can never be a traceback
         raise InputError(f"{label}: nested too deeply: flatten the structure") from None
 
@@ -116,6 +120,11 @@ def control_character_problem(text: str, line_breaks: bool = False) -> str | Non
         if char in _BIDI_CONTROLS:
             return f"contains the bidirectional control U+{ord(char):04X} at position {index + 1}"
     return None
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: control and bidirectional characters shown as U+FFFD."""
+    return "".join("\ufffd" if unicodedata.category(c) == "Cc" or c in _BIDI_CONTROLS else c for c in text)
 
 
 def non_ascii_digit(text: str) -> str | None:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .datapackage import package_root, read_descriptor, schema_of
 from .errors import InputError
+from .limits import MAX_ABS_SCORE, control_character_problem
 from .loading import PANDAS_DTYPES, TABLES, Dataset, TableReadError, load
 from .paths import regular_file_problem
 
@@ -163,7 +164,7 @@ def rule_checks(name: str, data: Dataset) -> list:
     games, algorithms, scores, sources = data.games, data.algorithms, data.scores, data.sources
     this_year = _dt.date.today().year
     if name == "games":
-        return [
+        return text_checks(pa, name, data) + [
             _rule(pa, "human_score", lambda d: ~(d.human_score <= d.random_score).fillna(False),
                   "human score is not above random score", "check both constants against the source table"),
             _rule(pa, "random_score", lambda d: ~(d.in_57 & (d.random_score.isna() | d.human_score.isna())).fillna(False),
@@ -172,7 +173,7 @@ def rule_checks(name: str, data: Dataset) -> list:
                   "the package must mark exactly 57 games as in_57", "set in_57 to true for the canonical 57 games only"),
         ]
     if name == "algorithms":
-        return protocol_checks(pa) + [
+        return protocol_checks(pa) + text_checks(pa, name, data) + [
             _rule(pa, "exclusion_note", lambda d: d.exclusion.isna() == d.exclusion_note.isna(),
                   "exclusion and exclusion_note go together", "give both a reason code and a sentence, or neither"),
             _rule(pa, "year", lambda d: ~(d.year > this_year).fillna(False),
@@ -198,9 +199,10 @@ def rule_checks(name: str, data: Dataset) -> list:
             ok[t.index[~same]] = False
             return ok
 
-        return [
-            _rule(pa, "score", lambda d: pd.Series(np.isfinite(d.score.to_numpy(float)), index=d.index),
-                  "score is not a finite number", "write the published score as a plain number"),
+        return text_checks(pa, name, data) + [
+            _rule(pa, "score", plausible_scores,
+                  f"score is not a finite number within {MAX_ABS_SCORE:g} of zero (the plausibility rule)",
+                  "write the published score as a plain number"),
             _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
                   "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
             _rule(pa, "game_id", lambda d: d.game_id.isin(games.game_id),
@@ -222,7 +224,26 @@ def rule_checks(name: str, data: Dataset) -> list:
         ]
     if name in ("seed_scores", "budget_scores"):
         return per_seed_checks(pa, name, data)
-    return [_rule(pa, "source_id", lambda d: ~d.source_id.duplicated(keep=False), "duplicate source_id", "use a new id")]
+    return text_checks(pa, name, data) + [
+        _rule(pa, "source_id", lambda d: ~d.source_id.duplicated(keep=False), "duplicate source_id", "use a new id")]
+
+
+def plausible_scores(d: pd.DataFrame) -> pd.Series:
+    """Finite raw scores within MAX_ABS_SCORE of zero (atari5_spec.limits: no game displays a billion points)."""
+    values = d.score.to_numpy(float)
+    return pd.Series(np.isfinite(values) & (np.abs(values) <= MAX_ABS_SCORE), index=d.index)
+
+
+def text_checks(pa, name: str, data: Dataset) -> list:
+    """No control or bidirectional characters in any text column (they reach terminals and spreadsheets)."""
+    frame = getattr(data, name)
+    columns = [c for c in frame.columns if str(frame[c].dtype) == "string"]
+
+    def clean(column):
+        return lambda d: d[column].map(lambda v: v is pd.NA or control_character_problem(v) is None).astype(bool)
+
+    return [_rule(pa, column, clean(column), "the text holds a control or bidirectional character",
+                  "type the text again as plain characters") for column in columns]
 
 
 PROTOCOL_COLUMNS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
@@ -265,9 +286,10 @@ def per_seed_checks(pa, name: str, data: Dataset) -> list:
     """Rules of the per-seed tables: known ids, finite scores, curve windows inside the budget."""
     games, algorithms, sources = data.games, data.algorithms, data.sources
     canonical = games.loc[games.in_57.astype(bool), "game_id"]
-    checks = [
-        _rule(pa, "score", lambda d: pd.Series(np.isfinite(d.score.to_numpy(float)), index=d.index),
-              "score is not a finite number", "write the score as a plain number"),
+    checks = text_checks(pa, name, data) + [
+        _rule(pa, "score", plausible_scores,
+              f"score is not a finite number within {MAX_ABS_SCORE:g} of zero (the plausibility rule)",
+              "write the score as a plain number"),
         _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
               "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
         _rule(pa, "game_id", lambda d: d.game_id.isin(canonical),

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from typing import Any
 
+from ..limits import MAX_NESTING_DEPTH, MAX_NUMBER_CHARS, control_character_problem
 from ..validation import Problem
 from .model import FORMULA_START
+
+# Free-text keys, where a line break is allowed (stored on one line); every other text is one line.
+FREE_TEXT_KEYS = {"notes", "protocol.protocol_note", "protocol.statistic_note", "upstream.curve_rule",
+                  "paper.location"}
 
 
 def _yaml_problem(label: str, error: Exception) -> Problem:
@@ -82,6 +88,30 @@ def _as_written(data: Any, node, schema: dict) -> Any:
     return data
 
 
+def _event_problems(events, label: str) -> list[Problem]:
+    """Aliases, nesting deeper than MAX_NESTING_DEPTH and numbers longer than MAX_NUMBER_CHARS, from the events."""
+    import yaml
+
+    resolver, depth = yaml.resolver.Resolver(), 0
+    numbers = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
+    for event in events:
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent):
+            return [Problem(label, line, None, "YAML aliases (*name) are not accepted", "write the value out in full")]
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_NESTING_DEPTH:
+                return [Problem(label, line, None, f"nested deeper than {MAX_NESTING_DEPTH} levels",
+                                "the metadata has at most three levels: see contributions/_template/metadata.yaml")]
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif (isinstance(event, yaml.ScalarEvent) and event.style is None and len(event.value) > MAX_NUMBER_CHARS
+              and resolver.resolve(yaml.ScalarNode, event.value, (True, False)) in numbers):
+            return [Problem(label, line, None, f"a number of {len(event.value):,} characters, more than the limit "
+                            f"of {MAX_NUMBER_CHARS}", "write the value as the paper prints it")]
+    return []
+
+
 def parse_yaml(text: str, label: str) -> tuple[Any, Any, list[Problem]]:
     """(data, composed node, problems) of a YAML text read with yaml.safe_load.
 
@@ -91,14 +121,17 @@ def parse_yaml(text: str, label: str) -> tuple[Any, Any, list[Problem]]:
     import yaml
 
     try:
-        aliases = [event for event in yaml.parse(text, Loader=yaml.SafeLoader) if isinstance(event, yaml.AliasEvent)]
-        if aliases:
-            return None, None, [Problem(label, aliases[0].start_mark.line + 1, None,
-                                        "YAML aliases (*name) are not accepted", "write the value out in full")]
+        # The events first: the parser is a state machine, while composing and loading recurse.
+        refused = _event_problems(yaml.parse(text, Loader=yaml.SafeLoader), label)
+        if refused:
+            return None, None, refused
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         return None, None, [_yaml_problem(label, error)]
+    except (RecursionError, ValueError) as error:  # unreachable after the event checks; never a traceback
+        return None, None, [Problem(label, None, None, f"cannot be read ({type(error).__name__})",
+                                    "write plain keys and values, as in contributions/_template/metadata.yaml")]
     problems = _duplicate_keys(node, label)
     return data, node, problems
 
@@ -157,16 +190,53 @@ def _required_keys(schema: Any) -> list[str]:
     return []
 
 
-def _text_values(data: Any, path: tuple = ()):
-    """(path, text) of every string in a YAML document."""
+def _leaf_values(data: Any, path: tuple = ()):
+    """(path, value) of every value that is not a mapping or a list in a YAML document."""
     if isinstance(data, dict):
         for key, value in data.items():
-            yield from _text_values(value, path + (key,))
+            yield from _leaf_values(value, path + (key,))
     elif isinstance(data, list):
         for index, value in enumerate(data):
-            yield from _text_values(value, path + (index,))
-    elif isinstance(data, str):
+            yield from _leaf_values(value, path + (index,))
+    else:
         yield path, data
+
+
+def _text_values(data: Any, path: tuple = ()):
+    """(path, text) of every string in a YAML document."""
+    return ((p, v) for p, v in _leaf_values(data, path) if isinstance(v, str))
+
+
+def value_problem(dotted: str, value: Any) -> tuple[str, str] | None:
+    """(message, fix) for a value no field may hold: NaN or infinity, control characters; None when fine."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return (f"{value!r} is not a finite number", "write the number, or null where the paper does not say")
+    if isinstance(value, str):
+        problem = control_character_problem(value, line_breaks=dotted in FREE_TEXT_KEYS)
+        if problem:
+            return (f"the text {problem}", "type the text again as plain characters"
+                    + ("" if dotted in FREE_TEXT_KEYS else " on one line"))
+    return None
+
+
+def _ecma_pattern(pattern: str) -> str:
+    """A JSON Schema pattern for Python's re: a final '$' is the end of the text, as in ECMA 262.
+
+    (Python's '$' also matches before a final line break, so '^[a-z]+$' would accept 'abc\\n'.)
+    """
+    return pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
+
+
+def _validator(schema: dict):
+    """The JSON Schema validator, with patterns matched as the JSON Schema dialect (ECMA 262) defines them."""
+    from jsonschema import Draft202012Validator, validators
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator, pattern, instance, schema):
+        if validator.is_type(instance, "string") and not re.search(_ecma_pattern(pattern), instance):
+            yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+    return validators.extend(Draft202012Validator, {"pattern": pattern})(schema)
 
 
 def formula_problem(label: str, line: int | None, column: str | None, text: str) -> Problem | None:
@@ -180,19 +250,22 @@ def formula_problem(label: str, line: int | None, column: str | None, text: str)
 
 def metadata_problems(data: Any, node, schema: dict, label: str, this_year: int) -> list[Problem]:
     """Everything wrong with a parsed metadata.yaml: its JSON Schema, then the rules a schema cannot state."""
-    from jsonschema import Draft202012Validator
-
     if not isinstance(data, dict):
         return [Problem(label, None, None, "the file holds no YAML mapping (key: value lines)",
                         "copy contributions/_template/metadata.yaml and fill it in")]
-    errors = sorted(Draft202012Validator(schema).iter_errors(data),
+    errors = sorted(_validator(schema).iter_errors(data),
                     key=lambda e: (_key_line(node, list(e.absolute_path)) or 0, list(map(str, e.absolute_path))))
     problems = [p for error in errors for p in _schema_error_problem(error, node, label, schema)]
     flagged = {p.column for p in problems}
-    for path, text in _text_values(data):
+    for path, value in _leaf_values(data):
         dotted = ".".join(map(str, path))
-        if dotted not in flagged:
-            problem = formula_problem(label, _key_line(node, list(path)), dotted, text)
+        if dotted in flagged:
+            continue
+        bad = value_problem(".".join(str(s) for s in path if not isinstance(s, int)), value)
+        if bad:
+            problems.append(Problem(label, _key_line(node, list(path)), dotted, *bad))
+        elif isinstance(value, str):
+            problem = formula_problem(label, _key_line(node, list(path)), dotted, value)
             problems += [problem] if problem else []
     year = data.get("paper", {}).get("year") if isinstance(data.get("paper"), dict) else None
     if isinstance(year, int) and not isinstance(year, bool) and year > this_year and "paper.year" not in flagged:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import InputError
+from ..limits import ASCII_NUMBER
 from ..validation import Problem, format_problems
 
 MAX_FILE_BYTES = 1 << 20  # 1 MiB: a full 57-game table with 100 seeds is about 60 kB
@@ -24,7 +25,7 @@ FIT_MIN_GAMES = 40  # the paper's inclusion rule (training.PAPER_RULE), repeated
 DERIVABLE = ("mean", "median", "best-seed", "single-seed")
 # Text that a spreadsheet would run as a formula (CSV injection).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+NUMBER = ASCII_NUMBER  # plain decimal or scientific notation, ASCII digits only (see atari5_spec.limits)
 # "1705.80 ± 439.74": results tables print the mean and its spread in one cell.
 PLUS_MINUS = re.compile(r"(?P<score>[^±]*?)\s*(?:±|\+/-)\s*(?P<std>[^±]*)")
 CURVE_COLUMNS = ("points", "first_frame", "last_frame")

@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import math
 import re
 from decimal import Decimal
 from typing import Any
 
 from ..errors import InputError
+from ..limits import ASCII_INTEGER, MAX_NUMBER_CHARS, control_character_problem, non_ascii_digit, score_problem
 from ..ids import UnknownGameError, game_aliases, resolve_game
 from ..validation import Problem
 from .metadata import formula_problem
@@ -36,8 +38,17 @@ def score_text_problem(text: str) -> tuple[str, str] | None:
         pass  # say what is wrong, and how to write it
     if not text:
         return "the score is empty", "write the published score, or remove the row"
+    digit = non_ascii_digit(text)
+    if digit:
+        return (f"{text!r} has the non-ASCII digit {digit!r} (U+{ord(digit):04X})",
+                "type the number again with the ASCII digits 0-9 (not full-width or another script's digits)")
     if NUMBER.fullmatch(text):
-        return f"{text!r} is too large to be a finite number", "check the exponent"
+        if len(text) > MAX_NUMBER_CHARS:
+            return (f"{text[:20]!r}... has {len(text):,} characters, more than the limit of {MAX_NUMBER_CHARS}",
+                    "write the score as the paper prints it")
+        if not math.isfinite(float(text)):
+            return f"{text!r} is too large to be a finite number", "check the exponent"
+        return score_problem(float(text)) or f"{text!r} is not a plausible score", "check the exponent and the scale"
     suffix = re.fullmatch(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([kKmM])", text)
     if suffix:
         factor = 1000 if suffix.group(2) in "kK" else 1_000_000
@@ -55,27 +66,40 @@ def score_text_problem(text: str) -> tuple[str, str] | None:
     return f"{text!r} is not a number", "write the raw score as a plain number (digits, '.', optional sign)"
 
 
+MAX_INT64 = 2 ** 63 - 1  # pandas stores integer columns in 64 bits
+
+
 def _cell_problem(field: dict, text: str) -> str | None:
     """Type and constraint problems of a non-score cell, from its Table Schema field."""
     kind, constraints = field.get("type", "string"), field.get("constraints", {})
     if not text:
         return "a value is required" if constraints.get("required") else None
     value: Any = text
+    if kind in ("integer", "number"):
+        digit = non_ascii_digit(text)
+        if digit:
+            return f"{text!r} has the non-ASCII digit {digit!r} (U+{ord(digit):04X}): write the digits 0-9"
+        if len(text) > MAX_NUMBER_CHARS:
+            return f"{text[:20]!r}... has {len(text):,} characters, more than the limit of {MAX_NUMBER_CHARS}"
     if kind == "integer":
-        if not re.fullmatch(r"[+-]?\d+", text):
+        if not ASCII_INTEGER.fullmatch(text):
             return f"{text!r} is not an integer"
         value = int(text)
+        if abs(value) > MAX_INT64:
+            return f"{text!r} does not fit in 64 bits"
     elif kind == "number":
         if not NUMBER.fullmatch(text):
             return f"{text!r} is not a plain number"
         value = float(text)
+        if not math.isfinite(value):
+            return f"{text!r} is not a finite number"
     if "minimum" in constraints and value < constraints["minimum"]:
         return f"{text!r} is below the minimum {constraints['minimum']}"
     if "maximum" in constraints and value > constraints["maximum"]:
         return f"{text!r} is above the maximum {constraints['maximum']}"
     if "maxLength" in constraints and len(text) > constraints["maxLength"]:
         return f"{text!r} is longer than {constraints['maxLength']} characters"
-    if "pattern" in constraints and not re.fullmatch(constraints["pattern"], text):
+    if "pattern" in constraints and not re.fullmatch(constraints["pattern"].removeprefix("^").removesuffix("$"), text):
         return f"{text!r} does not match {constraints['pattern']}"
     return None
 
@@ -178,6 +202,11 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
         values["score"], values["std"] = split.group("score").strip(), split.group("std").strip()
     for column, text in values.items():
         field = fields[column]
+        hidden = control_character_problem(text)
+        if hidden:
+            problems.append(Problem(label, line, column, f"the cell {hidden}",
+                                    "type the cell again as plain characters (no terminal or formatting codes)"))
+            continue
         risky = formula_problem(label, line, column, text) if field.get("type", "string") == "string" else (
             formula_problem(label, line, column, text) if text.startswith(("=", "@", "\t")) else None)
         if risky:

@@ -139,8 +139,13 @@ def plot_heldout(results: list[VersionEvaluation], path: Path, subset: str = SUB
                  ylabel=f"1 + {subset} estimate (%)", title=f"{result.version}: {subset} estimate vs true median")
         axis.legend(fontsize=8, loc="upper left")
     figure.tight_layout()
-    path = Path(path)
-    figure.savefig(path, dpi=110)
+    import io
+
+    from ..paths import write_output
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110)
+    path = write_output(path, buffer.getvalue(), "--figure")  # the output policy: no links, not in a package
     plt.close(figure)
     return path
 
