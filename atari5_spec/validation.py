@@ -90,7 +90,8 @@ def descriptor_problems(root: Path) -> list[Problem]:
     try:
         descriptor = read_descriptor(root)
     except InputError as error:
-        return [Problem("datapackage.json", None, None, str(error),
+        message = str(error).removeprefix("datapackage.json: ").removeprefix("datapackage.json, ")
+        return [Problem("datapackage.json", None, None, message,
                         "datapackage.json can be changed by a pull request: restore it from the repository")]
     problems = []
     for resource in descriptor["resources"]:
@@ -108,7 +109,8 @@ def frictionless_problems(root: Path) -> list[Problem]:
     try:
         report = frictionless.Package(str(Path(root) / "datapackage.json")).validate()
     except frictionless.FrictionlessException as error:
-        return [Problem("datapackage.json", None, None, str(error), "fix the descriptor so it is a valid Data Package")]
+        message = str(error).removeprefix("datapackage.json: ").removeprefix("datapackage.json, ")
+        return [Problem("datapackage.json", None, None, message, "fix the descriptor so it is a valid Data Package")]
     problems = [Problem("datapackage.json", None, None, e.message, "fix the descriptor") for e in report.errors]
     for task in report.tasks:
         for error in task.errors:
