@@ -13,6 +13,8 @@ the parsers, pandas or the arithmetic misbehave; CONTRIBUTING.md lists them.
 * Text: no control characters (terminal escapes, NUL, the C1 range) and no
   bidirectional overrides, which can make a name print as something else;
   a line break only where a field is free text.
+* Score files: at most MAX_SCORE_FILE_BYTES, MAX_SCORE_ROWS rows and
+  MAX_RUNS_PER_GAME runs (seeds) of one game.
 * Scores: finite, and within MAX_ABS_SCORE of zero (no Atari 2600 game
   displays a billion points; the largest published raw score in the data is
   under five million). Scores far below random play are refused separately,
@@ -30,7 +32,7 @@ from typing import Any, Callable
 from .errors import InputError
 
 __all__ = ["MAX_NESTING_DEPTH", "MAX_NUMBER_CHARS", "MAX_ABS_SCORE", "MAX_DESCRIPTOR_BYTES",
-           "MAX_SCORE_FILE_BYTES", "MAX_SCORE_ROWS", "ASCII_NUMBER", "ASCII_INTEGER", "json_nesting_problem",
+           "MAX_SCORE_FILE_BYTES", "MAX_SCORE_ROWS", "MAX_RUNS_PER_GAME", "ASCII_NUMBER", "ASCII_INTEGER", "json_nesting_problem",
            "load_json", "control_character_problem", "score_problem", "non_ascii_digit", "printable"]
 
 MAX_NESTING_DEPTH = 32
@@ -39,6 +41,8 @@ MAX_ABS_SCORE = 1e9
 MAX_DESCRIPTOR_BYTES = 4 << 20   # datapackage.json: 17 kB today
 MAX_SCORE_FILE_BYTES = 64 << 20  # a score file: 200,000 per-seed rows are about 6 MB
 MAX_SCORE_ROWS = 1_000_000       # rows (or JSON records) of a score file
+MAX_RUNS_PER_GAME = 1_000        # seeds of one game in a score file: ten times the largest published study;
+                                 # the seed bootstrap holds 10,000 resamples x runs numbers per game
 
 # Plain decimal or scientific notation in ASCII digits (re.ASCII: \d would accept any script's digits).
 ASCII_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from .errors import InputError
-from .limits import (ASCII_NUMBER, MAX_NUMBER_CHARS, MAX_SCORE_FILE_BYTES, MAX_SCORE_ROWS, load_json,
-                     non_ascii_digit, score_problem)
+from .limits import (ASCII_NUMBER, MAX_NUMBER_CHARS, MAX_RUNS_PER_GAME, MAX_SCORE_FILE_BYTES, MAX_SCORE_ROWS,
+                     load_json, non_ascii_digit, score_problem)
 from .ids import UnknownGameError, resolve_game
 from .paths import read_regular_file
 
@@ -329,6 +329,9 @@ def group_runs(observations: Iterable[Observation], aliases: Mapping[str, str]) 
             raise InputError(f"{observation.where}: {game_id} seed {observation.seed} is given again "
                              f"(first at {seen[observation.seed]})")
         seen[observation.seed] = observation.where
+        if len(seen) > MAX_RUNS_PER_GAME:  # the seed bootstrap holds resamples x runs numbers per game
+            raise InputError(f"{observation.where}: {game_id} has more than {MAX_RUNS_PER_GAME:,} runs: give the "
+                             "final score of each training run (seed), not of every episode or checkpoint")
         values.setdefault(game_id, []).append(value)
     if not values:
         raise InputError("no scores given")

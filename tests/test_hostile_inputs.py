@@ -267,13 +267,24 @@ def _score_named_pipe(package):
     return ["score", str(pipe)], ["scores.csv", "is a named pipe"]
 
 
-def _score_200k_rows_with_a_repeated_seed(package):
-    games = ["battle_zone", "double_dunk", "name_this_game", "phoenix", "qbert"]
-    lines = ["game,score,seed"] + [f"{games[i % 5]},{1000 + i % 97},{i // 5}" for i in range(200_000)]
-    lines.append("qbert,1234,7")  # seed 7 of qbert again, on the last line
+def per_seed_rows(package: Path, seeds_per_game: int) -> list[str]:
+    """game,score,seed rows: every one of the 57 games, seeds 0.. cycling through the games."""
+    with open(package / "data" / "games.csv", encoding="utf-8") as handle:
+        games = [line.split(",")[0] for line in handle if ",true," in line]
+    assert len(games) == 57
+    return ["game,score,seed"] + [f"{games[i % 57]},{1000 + i % 97},{i // 57}" for i in range(57 * seeds_per_game)]
+
+
+def _score_57000_rows_with_a_repeated_seed(package):
     path = package.parent / "seeds.csv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return ["score", str(path)], ["seeds.csv, line 200002", "qbert seed 7 is given again (first at seeds.csv, line 41)"]
+    path.write_text("\n".join(per_seed_rows(package, 1000) + ["alien,1234,7"]) + "\n", encoding="utf-8")
+    return ["score", str(path)], ["seeds.csv, line 57002", "alien seed 7 is given again (first at seeds.csv, line 401)"]
+
+
+def _score_200k_rows(package):
+    path = package.parent / "seeds.csv"
+    path.write_text("\n".join(per_seed_rows(package, 3509)) + "\n", encoding="utf-8")
+    return ["score", str(path)], ["seeds.csv, line 57002", "alien has more than 1,000 runs"]
 
 
 def _nan_sticky_actions(package):
@@ -375,7 +386,8 @@ CASES = {
     # hangs
     "submission-named-pipe": _submission_named_pipe,
     "score-named-pipe": _score_named_pipe,
-    "score-200k-rows-repeated-seed": _score_200k_rows_with_a_repeated_seed,
+    "score-57000-rows-repeated-seed": _score_57000_rows_with_a_repeated_seed,
+    "score-200000-rows": _score_200k_rows,
     # bad values accepted
     "sticky-actions-nan": _nan_sticky_actions,
     "terminal-control-characters-in-name": _control_characters_in_name,
