@@ -18,6 +18,7 @@ editor numbers it, header = line 1), the column, what is wrong and how to fix it
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -91,7 +92,9 @@ def descriptor_problems(root: Path) -> list[Problem]:
         descriptor = read_descriptor(root)
     except InputError as error:
         message = str(error).removeprefix("datapackage.json: ").removeprefix("datapackage.json, ")
-        return [Problem("datapackage.json", None, None, message,
+        line, _, rest = message.partition(": ")
+        row = int(line.removeprefix("line ")) if re.fullmatch(r"line [0-9]+", line) else None
+        return [Problem("datapackage.json", row, None, rest if row else message,
                         "datapackage.json can be changed by a pull request: restore it from the repository")]
     problems = []
     for resource in descriptor["resources"]:
@@ -110,7 +113,9 @@ def frictionless_problems(root: Path) -> list[Problem]:
         report = frictionless.Package(str(Path(root) / "datapackage.json")).validate()
     except frictionless.FrictionlessException as error:
         message = str(error).removeprefix("datapackage.json: ").removeprefix("datapackage.json, ")
-        return [Problem("datapackage.json", None, None, message, "fix the descriptor so it is a valid Data Package")]
+        line, _, rest = message.partition(": ")
+        row = int(line.removeprefix("line ")) if re.fullmatch(r"line [0-9]+", line) else None
+        return [Problem("datapackage.json", row, None, rest if row else message, "fix the descriptor so it is a valid Data Package")]
     problems = [Problem("datapackage.json", None, None, e.message, "fix the descriptor") for e in report.errors]
     for task in report.tasks:
         for error in task.errors:
