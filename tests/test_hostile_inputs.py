@@ -343,6 +343,14 @@ def _fit_name_with_newline(package):
     return ["fit", "--path", str(package), "--name", "2027-01\n"], ["version name '2027-01\\n'"]
 
 
+def _schema_pattern_with_trailing_newline(package):
+    meta = template_metadata()
+    meta["upstream"] = {"repository": "owner/name", "commit": "0" * 40 + "\n", "path": "scores.json",
+                        "licence": "MIT"}
+    folder = submission(package, meta=meta)
+    return (["contribute", "add", str(folder)], ["metadata.yaml, line", "column 'upstream.commit'", "does not match"])
+
+
 def _not_utf8_score_file(package):
     path = package.parent / "scores.csv"
     path.write_bytes(b"game,score\nphoenix,9000\nQ\xe9bert,1\n")
@@ -398,6 +406,7 @@ CASES = {
     "score-1e308/score": _huge_score_cli,
     "seed-mean-contradicts-published": _seed_mean_contradicts_published,
     "fit-name-trailing-newline": _fit_name_with_newline,
+    "schema-pattern-trailing-newline": _schema_pattern_with_trailing_newline,
     # messages
     "not-utf8/score-file": _not_utf8_score_file,
     "not-utf8/package-table": _not_utf8_package_table,

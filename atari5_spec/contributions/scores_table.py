@@ -49,15 +49,15 @@ def score_text_problem(text: str) -> tuple[str, str] | None:
         if not math.isfinite(float(text)):
             return f"{text!r} is too large to be a finite number", "check the exponent"
         return score_problem(float(text)) or f"{text!r} is not a plausible score", "check the exponent and the scale"
-    suffix = re.fullmatch(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*([kKmM])", text)
+    suffix = re.fullmatch(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))\s*([kKmM])", text)
     if suffix:
         factor = 1000 if suffix.group(2) in "kK" else 1_000_000
         full = Decimal(suffix.group(1)) * factor
         return (f"{text!r} uses a thousands suffix",
                 f"write the full number, {format(full.normalize(), 'f')} (scores.csv holds plain numbers)")
-    if re.fullmatch(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?", text):
+    if re.fullmatch(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", text):
         return f"{text!r} has thousands separators", f"write {text.replace(',', '')}"
-    if re.fullmatch(r"[+-]?\d+,\d+", text):
+    if re.fullmatch(r"[+-]?[0-9]+,[0-9]+", text):
         return f"{text!r} uses ',' as decimal mark", f"write {text.replace(',', '.')}"
     if text.strip("+-").lower() in ("nan", "inf", "infinity"):
         return f"{text!r} is not a finite number", "give the published finite score, or leave the game out"
@@ -185,7 +185,7 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
     if len(cells) != len(header):
         score_at, extra = header.index("score"), len(cells) - len(header)
         joined = ",".join(cells[score_at:score_at + extra + 1]) if extra > 0 else ""
-        if extra > 0 and re.fullmatch(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?", joined.strip()):
+        if extra > 0 and re.fullmatch(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", joined.strip()):
             return None, [Problem(label, line, "score", f"{joined.strip()!r} has a thousands separator ',' "
                                                         f"that splits it into {extra + 1} columns",
                                   f"write {joined.strip().replace(',', '')}")]
