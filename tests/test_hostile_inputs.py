@@ -261,6 +261,12 @@ def _submission_named_pipe(package):
     return ["contribute", "add", str(folder)], ["test-agent/scores.csv", "is a named pipe"]
 
 
+def _curves_named_pipe(package):
+    pipe = package.parent / "runs.json"
+    os.mkfifo(pipe)
+    return ["contribute", "curves", str(pipe), "--final", "200M"], ["runs.json", "is a named pipe"]
+
+
 def _score_named_pipe(package):
     pipe = package.parent / "scores.csv"
     os.mkfifo(pipe)
@@ -394,6 +400,7 @@ CASES = {
     # hangs
     "submission-named-pipe": _submission_named_pipe,
     "score-named-pipe": _score_named_pipe,
+    "curves-named-pipe": _curves_named_pipe,
     "score-57000-rows-repeated-seed": _score_57000_rows_with_a_repeated_seed,
     "score-200000-rows": _score_200k_rows,
     # bad values accepted
