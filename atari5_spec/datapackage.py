@@ -70,6 +70,7 @@ def descriptor_shape_problem(descriptor) -> str | None:
     if not isinstance(resources, list):
         return f"'resources' must be a list of resources, not a {type(resources).__name__}"
     seen: dict[str, str] = {}
+    names: set[str] = set()
     for index, resource in enumerate(resources):
         if not isinstance(resource, dict):
             return f"resources[{index}] must be an object, not a {type(resource).__name__}"
@@ -78,9 +79,29 @@ def descriptor_shape_problem(descriptor) -> str | None:
             return f"resources[{index}] needs a text 'name' and a text 'path'"
         if not isinstance(resource.get("schema"), (str, dict)):
             return f"resource {name!r} needs a 'schema' (a path into schemas/ or an object)"
+        if name in names:
+            return f"two resources are named {name!r}: each resource has its own name"
+        names.add(name)
         if path in seen:
             return f"resources {seen[path]!r} and {name!r} have the same path {path!r}: each file is one resource"
         seen[path] = name
+    return None
+
+
+FIELD_TYPES = ("string", "number", "integer", "boolean")  # the Table Schema types this package uses
+
+
+def schema_shape_problem(schema) -> str | None:
+    """What makes a Table Schema unusable by the loader and the validator (None when it is usable)."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list):
+        return "it has no list of 'fields'"
+    for index, field in enumerate(schema["fields"]):
+        if not isinstance(field, dict) or not isinstance(field.get("name"), str):
+            return f"fields[{index}] needs a text 'name'"
+        if field.get("type", "string") not in FIELD_TYPES:
+            return f"field {field['name']!r} has the type {field.get('type')!r} (use one of {', '.join(FIELD_TYPES)})"
+        if not isinstance(field.get("constraints", {}), dict):
+            return f"field {field['name']!r}: 'constraints' must be an object"
     return None
 
 
@@ -122,8 +143,9 @@ def schema_of(root: Path, descriptor: dict, name: str) -> dict:
             schema = resource["schema"]
             if isinstance(schema, str):
                 schema = read_json_file(Path(root), schema, f"{DESCRIPTOR}, resource {name!r}: schema")
-            if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list):
-                raise DescriptorError(f"the schema of resource {name!r} has no list of 'fields': fix it in schemas/")
+            problem = schema_shape_problem(schema)
+            if problem:
+                raise DescriptorError(f"the schema of resource {name!r}: {problem}: fix it in schemas/")
             return schema
     raise DescriptorError(f"{DESCRIPTOR} has no resource named {name!r}: restore it (see the installed package)")
 

@@ -112,10 +112,10 @@ def frictionless_problems(root: Path) -> list[Problem]:
     try:
         report = frictionless.Package(str(Path(root) / "datapackage.json")).validate()
     except frictionless.FrictionlessException as error:
-        message = str(error).removeprefix("datapackage.json: ").removeprefix("datapackage.json, ")
-        line, _, rest = message.partition(": ")
-        row = int(line.removeprefix("line ")) if re.fullmatch(r"line [0-9]+", line) else None
-        return [Problem("datapackage.json", row, None, rest if row else message, "fix the descriptor so it is a valid Data Package")]
+        return [Problem("datapackage.json", None, None, str(error), "fix the descriptor so it is a valid Data Package")]
+    except Exception as error:  # Frictionless failing on a descriptor it does not expect: a problem, not a crash
+        return [Problem("datapackage.json", None, None, f"Frictionless cannot read the package ({type(error).__name__}: "
+                        f"{error})", "fix the descriptor so it is a valid Data Package")]
     problems = [Problem("datapackage.json", None, None, e.message, "fix the descriptor") for e in report.errors]
     for task in report.tasks:
         for error in task.errors:
