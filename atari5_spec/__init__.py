@@ -8,7 +8,9 @@ The public API is small and usable from a notebook:
 >>> result = atari5_spec.score({"battle_zone": 30000, "double_dunk": 0, ...})
 
 Heavy modules (pandas, frictionless, pandera) are imported on first use, so
-that the command line starts quickly.
+that the command line starts quickly. No public name is also the name of a
+submodule: importing a submodule binds it on the package, and would replace
+the function of the same name (``leaderboard`` lives in ``ranking``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ _LAZY = {
     "score": ("scoring", "score"),
     "relative_score": ("scoring", "relative_score"),
     "predict": ("prediction", "predict"),
-    "leaderboard": ("leaderboard", "leaderboard"),
+    "leaderboard": ("ranking", "leaderboard"),
     "verify": ("verification", "verify"),
 }
 
@@ -34,5 +36,7 @@ def __getattr__(name):
         import importlib
 
         module, attribute = _LAZY[name]
-        return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+        globals()[name] = value  # looked up once
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

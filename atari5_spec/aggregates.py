@@ -113,7 +113,7 @@ def range_normalised(scores, r_min, r_max) -> np.ndarray:
 def reference_normalised(scores, reference) -> np.ndarray:
     """Normalise to a single reference score per game (section 4.1.1).
 
-    The seed's range is ``r_min = 0`` and ``r_max = |reference|``, e.g. the
+    The ALE paper's range is ``r_min = 0`` and ``r_max = |reference|``, e.g. the
     random agent's average score, so ``z = s / |reference|``. Note this is not
     translation invariant and explodes when the reference is near zero (the
     seed's FREEWAY example); prefer the other normalisations for aggregation.
@@ -183,7 +183,7 @@ def mean_score(normalised) -> float:
     """Average normalised score (section 4.2.1).
 
     Mean over games of the per-game mean over runs; with one run per game
-    this is the seed's plain average. Equal to the mean of all entries.
+    this is the ALE paper's plain average. Equal to the mean of all entries.
     """
     x = _as_score_matrix(normalised, "normalised", allow_nan=False)
     return float(np.mean(x.mean(axis=0)))
@@ -215,12 +215,14 @@ def optimality_gap(normalised, gamma: float = 1.0) -> float:
     """Optimality gap (rliable): how far scores fall short of ``gamma``.
 
     ``mean over runs and games of max(gamma - x, 0)``; scores above
-    ``gamma`` count as exactly ``gamma``. Lower is better.
+    ``gamma`` count as exactly ``gamma``. Lower is better. Computed as
+    rliable writes it, ``gamma - mean(min(x, gamma))``, so that the two give
+    the same floating-point number.
     """
     x = _as_score_matrix(normalised, "normalised", allow_nan=False)
     if not np.isfinite(gamma):
         raise ValueError(f"gamma must be finite, got {gamma!r}.")
-    return float(np.mean(np.maximum(gamma - x, 0.0)))
+    return float(gamma - np.mean(np.minimum(x, gamma)))
 
 
 def score_distribution(normalised, thresholds) -> np.ndarray:
@@ -228,7 +230,7 @@ def score_distribution(normalised, thresholds) -> np.ndarray:
 
     ``F(t) = (1 / (n_runs * n_games)) * #{(r, g) : x[r, g] >= t}``
 
-    With one run this is the seed's fraction of games at or above ``t``; with
+    With one run this is the ALE paper's fraction of games at or above ``t``; with
     several runs it is rliable's run-score distribution (the average over runs
     of that fraction). Returns one value per threshold, non-increasing in
     ``t``.
@@ -263,7 +265,7 @@ def paired_win_loss(a, b, alpha: float | None = None) -> WinLoss:
 
     * ``alpha=None``: compare per-game mean scores directly; equal means are
       a tie.
-    * ``alpha`` given: the seed's paired test (section 4.3, which used
+    * ``alpha`` given: the ALE paper's paired test (section 4.3, which used
       ``alpha=0.01``): per game a two-sided Welch t-test; a difference with
       p-value ``< alpha`` is a win or loss by the sign of the mean difference,
       anything else is a tie. Needs at least 2 runs per algorithm and game.

@@ -96,11 +96,51 @@ def _cmd_fit(args) -> int:
 
 
 def _cmd_irt(args) -> int:
+    import json
+
     from .loading import load
-    from .report import format_irt
+    from .irt_output import format_irt, irt_as_dict, irt_warnings
     from .structure import training_irt
 
-    print(format_irt(training_irt(load(args.path)), abilities=args.abilities))
+    if args.quadrature < 5:
+        raise InputError(f"--quadrature {args.quadrature}: use at least 5 nodes (default 21)")
+    dataset = load(args.path)
+    fit = training_irt(dataset, regularised=not args.unregularised, n_quadrature=args.quadrature)
+    if args.json:
+        names = dataset.games.set_index("game_id")["name"].astype(str)
+        print(json.dumps(irt_as_dict(fit, names), indent=2))
+    else:
+        print(format_irt(fit, abilities=args.abilities))
+    for warning in irt_warnings(fit.result):
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _cmd_aggregate(args) -> int:
+    import json
+
+    from .loading import load
+    from .run_aggregates import aggregate_runs, format_run_aggregates, run_aggregates_as_dict
+    from .runs_input import normalised_runs, read_runs
+
+    if args.resamples < 1:
+        raise InputError(f"--resamples {args.resamples}: give a positive number of bootstrap resamples")
+    if not 0 < args.confidence < 1:
+        raise InputError(f"--confidence {args.confidence}: give a level between 0 and 1, e.g. 0.95")
+    if args.figure:
+        from .report import require_matplotlib
+
+        require_matplotlib()  # fail before the bootstrap when the plot extra is missing
+    games = load(args.path).games
+    runs = normalised_runs(read_runs(args.runs, games), games, source=args.runs)
+    result = aggregate_runs(runs.scores, runs.games, n_resamples=args.resamples, confidence=args.confidence,
+                            seed=args.seed)
+    print(json.dumps(run_aggregates_as_dict(result), indent=2) if args.json else format_run_aggregates(result))
+    if args.figure:
+        from .aggregate_figure import write_run_aggregates_figure
+
+        path = write_run_aggregates_figure(result, args.figure)
+        print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -156,11 +196,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--description", default=None, help="one sentence saying why this version exists")
     p.set_defaults(run=_cmd_fit)
 
-    p = commands.add_parser("irt", help="fit a 2PL IRT model of 'at least human level' (seed 003) and print "
-                                        "each game's difficulty and discrimination")
+    p = commands.add_parser("irt", help="fit a 2PL IRT model of 'at least human level' (Martinez-Plumed & "
+                                        "Hernandez-Orallo 2017) and print each game's difficulty and "
+                                        "discrimination with standard errors")
     p.add_argument("--path", default=None, help="package directory (default: the installed one)")
     p.add_argument("--abilities", action="store_true", help="also print each algorithm's ability")
+    p.add_argument("--json", action="store_true", help="print the fit as JSON (games, abilities, warnings)")
+    p.add_argument("--quadrature", type=int, default=21, metavar="N",
+                   help="adaptive Gauss-Hermite nodes per agent (default 21; the estimates do not depend on it)")
+    p.add_argument("--unregularised", action="store_true",
+                   help="marginal maximum likelihood without priors, as the IRT paper (games that split the "
+                        "agents perfectly then have no finite estimate; a warning names them)")
     p.set_defaults(run=_cmd_irt)
+
+    p = commands.add_parser("aggregate", help="aggregate your own per-seed runs of any number of agents "
+                                              "(CSV: agent,game,seed,score): IQM, median, mean, optimality gap "
+                                              "with stratified bootstrap intervals, probability of improvement, "
+                                              "performance profiles, paired Welch tests")
+    p.add_argument("runs", help="CSV file with columns agent, game, seed, score (raw scores, any game spelling)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--figure", metavar="PNG", default=None, help="also draw the intervals, profiles and "
+                                                                 "P(X > Y) to this PNG (needs matplotlib)")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    p.set_defaults(run=_cmd_aggregate)
 
     p = commands.add_parser("report", help="write pictures and one self-contained HTML page of the structure "
                                            "analyses (needs matplotlib: pip install 'atari5-spec[plot]')")

@@ -197,7 +197,8 @@ def read_version(coefficients_dir: Path, name: str) -> tuple[dict, dict[str, pd.
         known = ", ".join(read_index(coefficients_dir).get("versions", []))
         raise FileNotFoundError(f"no coefficient version {name!r} (known: {known})")
     content = yaml.safe_load((directory / "manifest.yaml").read_text(encoding="utf-8"))
-    tables = {field: pd.read_csv(directory / file, keep_default_na=False, na_values=[""])
+    # round_trip: older pandas (2.1) parse floats with a fast parser that can miss the last bit
+    tables = {field: pd.read_csv(directory / file, keep_default_na=False, na_values=[""], float_precision="round_trip")
               for field, file in TABLE_FILES.items()}
     return content, tables
 
@@ -214,9 +215,10 @@ _RESOURCE_SCHEMAS = {
 
 def version_resources(name: str) -> list[dict]:
     """datapackage.json resources describing the tables of version ``name``."""
-    return [{"name": f"coefficients-{name}-{stem}", "type": "table", "path": f"coefficients/{name}/{file}",
-             "scheme": "file", "format": "csv", "mediatype": "text/csv", "encoding": "utf-8",
-             "title": f"{title} ({name})", "schema": f"schemas/{schema}.schema.json"}
+    from .datapackage import table_resource
+
+    return [table_resource(f"coefficients-{name}-{stem}", f"coefficients/{name}/{file}",
+                           f"schemas/{schema}.schema.json", f"{title} ({name})")
             for file, (stem, schema, title) in _RESOURCE_SCHEMAS.items()]
 
 

@@ -16,7 +16,7 @@ from .paths import package_file, package_target, read_regular_file
 
 
 __all__ = ["package_root", "read_descriptor", "descriptor_text", "refresh_resource_stats",
-           "bump_version", "resource_path", "schema_of", "DescriptorError"]
+           "bump_version", "resource_path", "schema_of", "DescriptorError", "table_resource", "CSV_DIALECT"]
 
 DESCRIPTOR = "datapackage.json"
 
@@ -38,6 +38,23 @@ def package_root(path: str | Path | None = None) -> Path:
         if (candidate / DESCRIPTOR).is_file():
             return candidate
     raise FileNotFoundError("the atari5-spec data package is not installed next to the code")
+
+
+# Every CSV of the package is written by atari5_spec.writing: comma-separated, header row,
+# '"' quotes doubled inside quoted cells, LF line ends. Declared so that no reader has to
+# sniff it (sniffing reads algorithms.csv's free text as space-delimited).
+CSV_DIALECT = {"delimiter": ",", "header": True, "quoteChar": "\"", "doubleQuote": True, "lineTerminator": "\n"}
+
+
+def table_resource(name: str, path: str, schema: str, title: str, description: str | None = None) -> dict:
+    """A tabular resource entry readable by Data Package v1 (profile) and v2 (type) clients alike."""
+    entry = {"name": name, "type": "table", "profile": "tabular-data-resource", "path": path, "scheme": "file",
+             "format": "csv", "mediatype": "text/csv", "encoding": "utf-8", "dialect": dict(CSV_DIALECT),
+             "title": title}
+    if description:
+        entry["description"] = description
+    entry["schema"] = schema
+    return entry
 
 
 class DescriptorError(InputError):

@@ -24,10 +24,11 @@ import pandas as pd
 
 from . import coefficients as coef
 from . import structure, training
+from .irt_output import format_irt, irt_as_dict, irt_estimation_text  # noqa: F401 (re-exported)
 from .errors import InputError
 from .published import published_rows, matches_printed
 
-__all__ = ["Analyses", "analyse", "format_irt", "require_matplotlib", "write_report", "FIGURE_FILES", "HTML_FILE",
+__all__ = ["Analyses", "analyse", "format_irt", "irt_as_dict", "require_matplotlib", "write_report", "FIGURE_FILES", "HTML_FILE",
            "ICC_GAMES"]
 
 FIGURE_FILES = {
@@ -37,11 +38,12 @@ FIGURE_FILES = {
     "fairness": "fairness.png",
     "game_correlations": "game_correlations.png",
     "item_characteristic_curves": "item_characteristic_curves.png",
+    "irt_difficulties": "irt_difficulties.png",
 }
 HTML_FILE = "report.html"
 ICC_GAMES = ("battle_zone", "double_dunk", "name_this_game", "phoenix", "qbert")  # the Atari-5 games
 _DPI = 100
-_PNG_METADATA = {"Software": None}   # no matplotlib version stamp: bytes depend on the data only
+PNG_METADATA = {"Software": None}   # no matplotlib version stamp: bytes depend on the data only
 
 
 class Analyses(NamedTuple):
@@ -62,10 +64,16 @@ class Analyses(NamedTuple):
     rank_correlation: structure.RankCorrelation
     table8: pd.DataFrame                 # medians via aggregates.median_score beside Table 8
     aggregates: pd.DataFrame
+    out_of_fold: pd.DataFrame            # structure.out_of_fold_estimates of Atari-5 (10-fold CV)
+    algorithm_names: pd.Series           # algorithm id -> published name
+    smallest_eigenvalue: float           # of the pairwise-complete correlation matrix
+    # Hook for `atari5-spec evaluate` (not built yet): agents kept out of the fit, with columns
+    # algorithm_id, median and estimate (%). None until that evaluation exists; the report then says so.
+    held_out: pd.DataFrame | None = None
 
 
 def analyse(dataset, version: str = coef.PAPER_VERSION) -> Analyses:
-    """Run the seeds' analyses on the paper's training table with coefficient version ``version``."""
+    """Run the papers' analyses on the Atari-5 paper's training table with coefficient version ``version``."""
     _, tables = coef.read_version(dataset.root / "coefficients", version)
     subset_coefficients = tables["subset_coefficients"]
     rows = training.training_rows(dataset, pool_only=True)
@@ -91,6 +99,10 @@ def analyse(dataset, version: str = coef.PAPER_VERSION) -> Analyses:
         rank_correlation=irt_fit.rank_correlation,
         table8=_table8_check(structure.table8_medians(normalised), dataset.root),
         aggregates=structure.aggregate_summary(normalised),
+        out_of_fold=structure.out_of_fold_estimates(
+            X, y, structure.subset_weights(subset_coefficients, "Atari-5").index),
+        algorithm_names=dataset.algorithms.set_index("algorithm_id")["name"].astype(str),
+        smallest_eigenvalue=structure.smallest_eigenvalue(correlations),
     )
 
 
@@ -102,41 +114,6 @@ def _table8_check(medians: pd.DataFrame, root: Path) -> pd.DataFrame:
     out["matches"] = [a in printed and matches_printed(m, printed[a]["median"]) and str(n) == printed[a]["games"]
                       for a, n, m in zip(out["algorithm_id"], out["games"], out["median"])]
     return out.sort_values(["median", "algorithm_id"], ascending=[False, True]).reset_index(drop=True)
-
-
-STEEP_DISCRIMINATION = 20.0  # beyond this a 2PL curve is practically a step on the ability scale
-
-
-def format_irt(fit: structure.TrainingIrt, abilities: bool = False) -> str:
-    """``atari5-spec irt``: per game difficulty and discrimination (easiest first) beside seed 003's."""
-    result, published = fit.result, fit.published
-    items = result.items.sort_values(["difficulty"])
-    lines = [f"2PL IRT (seed 003) on {len(result.abilities)} agents x {len(items) + len(result.dropped)} games, "
-             "response = human-normalised score >= 100",
-             f"{'game':<20} {'difficulty':>10} {'discrim.':>10} {'human-level':>11} {'n':>3}   "
-             f"{'seed003 b':>9} {'seed003 a':>9}"]
-    for game, item in items.iterrows():
-        theirs = published.loc[game] if game in published.index else None
-        b = "" if theirs is None or pd.isna(theirs["difficulty"]) else f"{theirs['difficulty']:.3f}"
-        a = "" if theirs is None or pd.isna(theirs["discrimination"]) else f"{theirs['discrimination']:.3f}"
-        steep = " *" if abs(item["discrimination"]) > STEEP_DISCRIMINATION else ""
-        lines.append(f"{game:<20} {item['difficulty']:>10.3f} {item['discrimination']:>10.3f} "
-                     f"{item['success_rate']:>11.2f} {int(item['n']):>3}   {b:>9} {a:>9}{steep}")
-    rc = fit.rank_correlation
-    lines += [
-        "",
-        f"dropped (no variance after binarising): {', '.join(result.dropped) or 'none'}",
-        f"* |discrimination| > {STEEP_DISCRIMINATION:g}: the game splits the agents almost perfectly, so the "
-        "likelihood keeps rising as the curve steepens; read it as 'a step', not as an estimate",
-        f"converged: {result.converged}; marginal log-likelihood {result.log_likelihood:.3f}",
-        f"Spearman rank correlation of difficulty with seed 003 Table 1 over {rc.n} shared games: "
-        f"{rc.rho:.3f} (p = {rc.p_value:.3f})",
-    ]
-    if abilities:
-        lines += ["", f"{'algorithm':<24} {'ability':>8}"]
-        for algorithm, theta in result.abilities.sort_values(ascending=False, kind="stable").items():
-            lines.append(f"{algorithm:<24} {theta:>8.3f}")
-    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------
@@ -154,7 +131,7 @@ def require_matplotlib():
     return Figure, FigureCanvasAgg
 
 
-def _new_figure(width: float, height: float):
+def new_figure(width: float, height: float):
     Figure, FigureCanvasAgg = require_matplotlib()
     figure = Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
     FigureCanvasAgg(figure)  # attaches the Agg canvas (no pyplot, no global backend switch)
@@ -166,27 +143,40 @@ def _names(games: pd.DataFrame) -> pd.Series:
 
 
 def plot_predicted_vs_true(analyses: Analyses):
-    """Atari-5 estimate against the true 57-game median, log axes; Go-Explore marked (section 5.3)."""
-    figure = _new_figure(6.4, 5.6)
+    """Atari-5 estimate against the true 57-game median, log axes: out-of-fold, in-sample, Go-Explore.
+
+    The training algorithms are drawn with their out-of-fold estimates (each
+    predicted by the model fitted on the other nine folds, as the search's
+    cross-validation), the pinned coefficients' in-sample estimates as small
+    grey marks beside them, Go-Explore (never trained on, section 5.3) as a
+    star, and held-out agents once ``analyses.held_out`` exists.
+    """
+    figure = new_figure(6.8, 6.0)
     axes = figure.add_subplot()
-    frame = analyses.fairness.algorithms
-    colours = {1: "#4c72b0", 2: "#dd8452", 3: "#55a868"}
-    for tertile, group in frame.groupby("tertile"):
-        axes.scatter(group["median"], group["estimate"], s=28, color=colours.get(tertile, "grey"),
-                     label=f"training algorithms, tertile {tertile}", zorder=3)
+    in_sample, out_of_fold = analyses.fairness.algorithms, analyses.out_of_fold
+    axes.scatter(in_sample["median"], in_sample["estimate"], s=14, marker="x", color="#999999", zorder=2,
+                 label="in-sample (pinned coefficients, fitted on these algorithms)")
+    axes.scatter(out_of_fold["median"], out_of_fold["estimate"], s=30, color="#4c72b0", zorder=3,
+                 label=f"out-of-fold, 10-fold CV ({len(out_of_fold)} training algorithms)")
     case = analyses.go_explore
     axes.scatter([case.median], [case.estimate], marker="*", s=180, color="#c44e52", zorder=4,
-                 label=f"Go-Explore (not trained on): {case.estimate:.0f} vs {case.median:.0f}")
-    low = 0.8 * min(frame["median"].min(), frame["estimate"].min())
-    high = 1.25 * max(frame["median"].max(), frame["estimate"].max(), case.estimate)
+                 label=f"Go-Explore (not trained on): {case.estimate:.0f}% vs {case.median:.0f}%")
+    values = [in_sample["median"], in_sample["estimate"], out_of_fold["estimate"], pd.Series([case.estimate])]
+    if analyses.held_out is not None and len(analyses.held_out):
+        held = analyses.held_out
+        axes.scatter(held["median"], held["estimate"], marker="D", s=36, color="#55a868", zorder=4,
+                     label=f"held-out agents ({len(held)}, never trained on)")
+        values += [held["median"], held["estimate"]]
+    low = 0.8 * min(v.min() for v in values)
+    high = 1.25 * max(v.max() for v in values)
     axes.plot([low, high], [low, high], color="black", linewidth=0.8, linestyle="--", label="estimate = median")
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlim(low, high)
     axes.set_ylim(low, high)
-    axes.set_xlabel("true median human-normalised score (57 games, %)")
-    axes.set_ylabel("Atari-5 estimate (%)")
-    axes.set_title(f"Atari-5 estimate vs true median ({len(frame)} algorithms with all five games)")
+    axes.set_xlabel("true median human-normalised score over the 57 games (%, 100 = human)")
+    axes.set_ylabel("Atari-5 estimate of the median (%, 100 = human)")
+    axes.set_title("Atari-5 estimate vs true median: out-of-fold and in-sample")
     axes.legend(loc="upper left", fontsize=8)
     axes.grid(True, which="major", alpha=0.3)
     return figure
@@ -196,36 +186,45 @@ def plot_single_game_ranking(analyses: Analyses):
     """Section 5.1, Figure 2: single-game R^2, least predictive left, most predictive right."""
     ranking = analyses.ranking.iloc[::-1]
     names = _names(analyses.games)
-    figure = _new_figure(12, 4.8)
+    figure = new_figure(12, 4.8)
     axes = figure.add_subplot()
     positions = np.arange(len(ranking))
     axes.bar(positions, ranking["r2"], color="#4c72b0")
     axes.set_xticks(positions, [names.get(g, g) for g in ranking["game"]], rotation=90, fontsize=7)
     axes.set_xlim(-0.6, len(ranking) - 0.4)
     axes.set_ylim(0, 1)
-    axes.set_ylabel("R$^2$ predicting log10(1 + median)")
+    axes.set_ylabel("R$^2$ predicting log10(1 + median), 0-1")
     axes.set_title("Predictive power of each game alone (OLS with intercept, in-sample R$^2$)")
     axes.grid(True, axis="y", alpha=0.3)
     return figure
 
 
 def plot_per_game_r2(analyses: Analyses):
-    """Sections 5.5 (Figure 4): each game's per-game model R^2 from the Atari-5 and Atari-10 games."""
-    atari5, atari10 = analyses.per_game["Atari-5"]["r2"], analyses.per_game["Atari-10"]["r2"]
-    order = atari5.sort_values(kind="stable").index
+    """Sections 5.5 (Figure 4): each game's per-game model R^2 from the Atari-5 and Atari-10 games.
+
+    A subset's own games predict themselves (R^2 = 1 by construction): their
+    bars are hatched and pale, so that they are not read as findings.
+    """
+    atari5, atari10 = analyses.per_game["Atari-5"], analyses.per_game["Atari-10"]
+    order = atari5["r2"].sort_values(kind="stable").index
     names = _names(analyses.games)
-    figure = _new_figure(12, 4.8)
+    figure = new_figure(12, 5.0)
     axes = figure.add_subplot()
     positions = np.arange(len(order))
-    axes.bar(positions - 0.2, atari5[order], width=0.4, label="Atari-5", color="#4c72b0")
-    axes.bar(positions + 0.2, atari10[order], width=0.4, label="Atari-10", color="#dd8452")
+    for offset, summary, label, colour in ((-0.2, atari5, "Atari-5", "#4c72b0"),
+                                           (0.2, atari10, "Atari-10", "#dd8452")):
+        trivial = summary["rss"].reindex(order).to_numpy() == 0.0
+        r2 = summary["r2"].reindex(order).to_numpy()
+        axes.bar(positions[~trivial] + offset, r2[~trivial], width=0.4, color=colour, label=label)
+        axes.bar(positions[trivial] + offset, r2[trivial], width=0.4, color=colour, alpha=0.3, hatch="//",
+                 edgecolor=colour, label=f"{label}: one of its own games (R$^2$ = 1 by construction)")
     axes.axhline(structure.WELL_PREDICTED_R2, color="black", linewidth=0.8, linestyle="--",
                  label=f"R$^2$ = {structure.WELL_PREDICTED_R2}")
     axes.set_xticks(positions, [names.get(g, g) for g in order], rotation=90, fontsize=7)
     axes.set_xlim(-0.6, len(order) - 0.4)
     axes.set_ylim(0, 1.02)
-    axes.set_ylabel("R$^2$ of the per-game model")
-    axes.set_title("How well the subset's games predict each game's log-normalised score")
+    axes.set_ylabel("in-sample R$^2$ of the per-game model (0-1)")
+    axes.set_title("How well the subset's games predict each game's log-normalised score (in-sample)")
     axes.legend(loc="upper left", fontsize=8)
     axes.grid(True, axis="y", alpha=0.3)
     return figure
@@ -235,18 +234,18 @@ def plot_fairness(analyses: Analyses):
     """Section 5.4 (Figure 3): absolute and signed relative error of the Atari-5 estimate per tertile."""
     frame = analyses.fairness.algorithms
     tertiles = sorted(frame["tertile"].unique())
-    figure = _new_figure(9, 4)
+    figure = new_figure(9, 4)
     for position, (measure, label) in enumerate((("abs_rel_err", "absolute relative error (accuracy)"),
                                                  ("rel_err", "relative error (bias)")), start=1):
         axes = figure.add_subplot(1, 2, position)
         data = [100 * frame.loc[frame["tertile"] == t, measure].to_numpy() for t in tertiles]
         axes.boxplot(data, showmeans=True)
-        axes.set_xticks(np.arange(1, len(tertiles) + 1), ["low", "medium", "high"][: len(tertiles)])
+        axes.set_xticks(np.arange(1, len(tertiles) + 1), ["low", "middle", "high"][: len(tertiles)])
         axes.axhline(0, color="black", linewidth=0.6)
         axes.set_ylabel(f"{label}, %")
-        axes.set_xlabel("tertile of true median")
+        axes.set_xlabel("tertile of true median human-normalised score")
         axes.grid(True, axis="y", alpha=0.3)
-    figure.suptitle("Fairness of Atari-5 estimates across low, medium and high performers")
+    figure.suptitle("Fairness of Atari-5 estimates across low, medium and high performers (in-sample)")
     return figure
 
 
@@ -281,45 +280,94 @@ def plot_game_correlations(analyses: Analyses):
     matrix = analyses.correlations.loc[order, order].to_numpy(float)
     names = _names(analyses.games)
     category = analyses.games.set_index("game_id")["category"].astype(str)
-    figure = _new_figure(11, 10)
+    figure = new_figure(11, 10)
     axes = figure.add_subplot()
     image = axes.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
     labels = [f"{names.get(g, g)} ({category.get(g, '?')})" for g in order]
     axes.set_xticks(np.arange(len(order)), labels, rotation=90, fontsize=6)
     axes.set_yticks(np.arange(len(order)), labels, fontsize=6)
+    axes.set_xlabel("game (category)")
+    axes.set_ylabel("game (category)")
     boundaries = [i for i in range(1, len(order)) if category.get(order[i]) != category.get(order[i - 1])]
     for boundary in boundaries:
         axes.axhline(boundary - 0.5, color="black", linewidth=0.8)
         axes.axvline(boundary - 0.5, color="black", linewidth=0.8)
-    figure.colorbar(image, ax=axes, shrink=0.7, label="Pearson correlation (pairwise complete)")
+    figure.colorbar(image, ax=axes, shrink=0.7, label="Pearson correlation r (pairwise complete, -1 to 1)")
     axes.set_title("Correlation between games' log-normalised scores, grouped by category")
     return figure
 
 
 def plot_item_characteristic_curves(analyses: Analyses, games=ICC_GAMES):
-    """Seed 003 (Figures 4-6): 2PL item characteristic curves, with the algorithms' abilities as ticks."""
+    """IRT paper (Figures 4-6): 2PL item characteristic curves, with the algorithms' abilities as ticks.
+
+    Each curve's 95% band comes from sampling (a, c) from the normal
+    approximation of its standard errors (a fixed seed, so the picture is
+    deterministic). A game that does not discriminate gets no curve.
+    """
     from .irt import item_characteristic_curve
 
     items = analyses.irt.items
     games = [g for g in games if g in items.index]
     names = _names(analyses.games)
     theta = np.linspace(-4, 4, 401)
-    figure = _new_figure(10, 4.8)
+    rng = np.random.default_rng(0)
+    figure = new_figure(10.5, 4.8)
     axes = figure.add_subplot()
-    for game in games:
-        b, a = items.loc[game, "difficulty"], items.loc[game, "discrimination"]
-        axes.plot(theta, item_characteristic_curve(theta, b, a), linewidth=1.6,
-                  label=f"{names.get(game, game)} (b = {b:.2f}, a = {a:.2f})")
+    for k, game in enumerate(games):
+        item = items.loc[game]
+        name = names.get(game, game)
+        if not item["discriminating"]:
+            axes.plot([], [], linestyle="none", label=f"{name}: does not discriminate (no curve, no difficulty)")
+            continue
+        a, b = item["discrimination"], item["difficulty"]
+        curve = item_characteristic_curve(theta, b, a)
+        draws_a = rng.normal(a, item["discrimination_se"], 400)
+        draws_c = rng.normal(item["intercept"], item["intercept_se"], 400)
+        band = np.percentile(item_characteristic_curve(theta[:, None], -draws_c / draws_a, draws_a), [2.5, 97.5],
+                             axis=1)
+        axes.fill_between(theta, band[0], band[1], color=f"C{k}", alpha=0.15, linewidth=0)
+        axes.plot(theta, curve, color=f"C{k}", linewidth=1.6,
+                  label=f"{name} (b = {b:.2f} ± {item['difficulty_se']:.2f}, a = {a:.2f} ± "
+                        f"{item['discrimination_se']:.2f})")
     abilities = analyses.irt.abilities.to_numpy()
     axes.plot(abilities, np.full_like(abilities, -0.04), "|", color="black", markersize=10,
               label="algorithms' abilities (EAP)")
     axes.set_xlim(theta[0], theta[-1])
     axes.set_ylim(-0.08, 1.02)
-    axes.set_xlabel("ability θ")
-    axes.set_ylabel("P(score ≥ human)")
-    axes.set_title("2PL item characteristic curves of the Atari-5 games")
+    axes.set_xlabel("ability θ (standard deviations of the agents' ability distribution)")
+    axes.set_ylabel("P(score ≥ human) (probability)")
+    axes.set_title("2PL item characteristic curves of the Atari-5 games (± SE: 95% bands)")
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     axes.grid(True, alpha=0.3)
+    return figure
+
+
+def plot_irt_difficulties(analyses: Analyses):
+    """Every discriminating game's difficulty with its 95% interval (± 1.96 SE), beside the IRT paper's."""
+    items = analyses.irt.items
+    located = items[items["discriminating"]].sort_values("difficulty")
+    flat = items.index[~items["discriminating"]]
+    names = _names(analyses.games)
+    published = analyses.irt_published
+    figure = new_figure(7.5, 0.17 * len(located) + 1.8)
+    axes = figure.add_subplot()
+    positions = np.arange(len(located))
+    axes.errorbar(located["difficulty"], positions, xerr=1.96 * located["difficulty_se"], fmt="o", markersize=4,
+                  color="#4c72b0", ecolor="#4c72b0", elinewidth=1, label="this fit (± 1.96 SE)")
+    theirs = published["difficulty"].reindex(located.index)
+    theirs_discriminating = published["discrimination"].reindex(located.index) >= structure.PUBLISHED_DISCRIMINATING_MIN
+    shown = theirs.notna() & theirs_discriminating
+    axes.scatter(theirs[shown], positions[shown.to_numpy()], marker="x", color="#c44e52", s=22, zorder=3,
+                 label="IRT paper's Table 1 (its population, 2013-2017)")
+    axes.set_yticks(positions, [f"{names.get(g, g)} ({100 * r:.0f}%)" for g, r in located["success_rate"].items()],
+                    fontsize=7)
+    axes.set_xlabel("difficulty b (ability θ at which P(score ≥ human) = 0.5, in SDs of ability)")
+    axes.set_title("IRT difficulty with 95% intervals; (%) = share of agents at human level")
+    if len(flat):
+        axes.text(0.99, 0.01, "no difficulty (do not discriminate): " + ", ".join(names.get(g, g) for g in flat),
+                  transform=axes.transAxes, ha="right", va="bottom", fontsize=7)
+    axes.legend(loc="upper left", fontsize=8)
+    axes.grid(True, axis="x", alpha=0.3)
     return figure
 
 
@@ -330,6 +378,7 @@ _PLOTS = {
     "fairness": plot_fairness,
     "game_correlations": plot_game_correlations,
     "item_characteristic_curves": plot_item_characteristic_curves,
+    "irt_difficulties": plot_irt_difficulties,
 }
 
 
@@ -358,17 +407,63 @@ def _table(frame: pd.DataFrame, digits: dict[str, int] | None = None) -> str:
 
 
 def _irt_table(analyses: Analyses) -> pd.DataFrame:
-    items = analyses.irt.items.sort_values("difficulty")
+    items = analyses.irt.items.sort_values(["difficulty", "discrimination"], na_position="last")
     published = analyses.irt_published
+    names = _names(analyses.games)
     return pd.DataFrame({
-        "game_id": items.index,
+        "game": [names.get(g, g) for g in items.index],
         "difficulty": items["difficulty"].to_numpy(),
+        "difficulty_se": items["difficulty_se"].to_numpy(),
         "discrimination": items["discrimination"].to_numpy(),
-        "share_human_level": items["success_rate"].to_numpy(),
+        "discrimination_se": items["discrimination_se"].to_numpy(),
+        "discriminating": items["discriminating"].to_numpy(),
+        "human_level_percent": 100 * items["success_rate"].to_numpy(),
         "n": items["n"].to_numpy(),
-        "seed003_difficulty": published["difficulty"].reindex(items.index).to_numpy(),
-        "seed003_discrimination": published["discrimination"].reindex(items.index).to_numpy(),
+        "paper_difficulty": published["difficulty"].reindex(items.index).to_numpy(),
+        "paper_discrimination": published["discrimination"].reindex(items.index).to_numpy(),
     })
+
+
+def _with_names(frame: pd.DataFrame, columns: dict[str, pd.Series]) -> pd.DataFrame:
+    """``frame`` with id columns replaced by display names (column -> id-to-name mapping)."""
+    out = frame.copy()
+    for column, names in columns.items():
+        out[column] = [names.get(value, value) for value in out[column]]
+    return out
+
+
+_TERTILES = {1: "low", 2: "middle", 3: "high"}
+_MEASURES = {"abs_rel_err": "absolute relative error", "rel_err": "relative error"}
+
+
+def _fairness_tables(analyses: Analyses) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The fairness tables in the plot's unit (%), tertiles and measures by name."""
+    tertiles = analyses.fairness.tertiles
+    summary = pd.DataFrame({
+        "tertile": [_TERTILES.get(t, t) for t in tertiles["tertile"]], "n": tertiles["n"],
+        "lowest_median_percent": tertiles["min_median"], "highest_median_percent": tertiles["max_median"],
+        "mean_absolute_relative_error_percent": 100 * tertiles["mean_abs_rel_err"],
+        "mean_relative_error_percent": 100 * tertiles["mean_rel_err"],
+    })
+    tests = analyses.fairness.tests
+    tests = pd.DataFrame({"measure": [_MEASURES[m] for m in tests["measure"]],
+                          "tertile_a": [_TERTILES.get(t, t) for t in tests["tertile_a"]],
+                          "tertile_b": [_TERTILES.get(t, t) for t in tests["tertile_b"]],
+                          "t": tests["t"], "p_value": tests["p_value"], "significant": tests["significant"]})
+    return summary, tests
+
+
+def _out_of_fold_table(analyses: Analyses) -> pd.DataFrame:
+    in_sample, out_of_fold = analyses.fairness.algorithms, analyses.out_of_fold
+    rows = [("in-sample (pinned coefficients)", len(in_sample), 100 * in_sample["abs_rel_err"].mean(),
+             100 * in_sample["abs_rel_err"].median()),
+            ("out-of-fold (10-fold CV)", len(out_of_fold), 100 * out_of_fold["rel_err"].abs().mean(),
+             100 * out_of_fold["rel_err"].abs().median())]
+    if analyses.held_out is not None and len(analyses.held_out):
+        error = (analyses.held_out["estimate"] / analyses.held_out["median"] - 1.0).abs()
+        rows.append(("held-out agents", len(error), 100 * error.mean(), 100 * error.median()))
+    return pd.DataFrame.from_records(rows, columns=["estimates", "algorithms", "mean_absolute_relative_error_percent",
+                                                   "median_absolute_relative_error_percent"])
 
 
 _STYLE = """
@@ -397,21 +492,48 @@ def _image(png: bytes, alt: str) -> str:
 def report_html(analyses: Analyses, pngs: dict[str, bytes]) -> str:
     """The report page: pictures as data URIs and the tables, no external resources."""
     rc = analyses.rank_correlation
-    fairness_tests = analyses.fairness.tests
+    names, algorithm_names = _names(analyses.games), analyses.algorithm_names
+    fairness_summary, fairness_tests = _fairness_tables(analyses)
     table8_ok = int(analyses.table8["matches"].sum())
     atari5, atari10 = analyses.per_game["Atari-5"], analyses.per_game["Atari-10"]
+    irt_result = analyses.irt
+    flat = [names.get(g, g) for g in irt_result.items.index[~irt_result.items["discriminating"]]]
+    skiing = (analyses.correlations["skiing"].drop("skiing").sort_values().head(6)
+              .rename("pearson_r").rename_axis("game").reset_index())
+    held_out_note = ("Held-out agents: none yet. This needs the out-of-sample evaluation (atari5-spec "
+                     "evaluate), which is not built yet; they will be drawn here when it exists."
+                     if analyses.held_out is None else
+                     f"Held-out agents: {len(analyses.held_out)}, never trained on.")
+    aggregates = analyses.aggregates
+    aggregates = pd.DataFrame({
+        "algorithm": [algorithm_names.get(a, a) for a in aggregates["algorithm_id"]],
+        "games": aggregates["games"], "mean_percent": aggregates["mean"], "median_percent": aggregates["median"],
+        "iqm_percent": aggregates["iqm"], "optimality_gap_percent": 100 * aggregates["optimality_gap"]})
     parts = [
+        _paragraph("Units: human-normalised scores are in % (0 = random play, 100 = the average human) "
+                   "everywhere on this page; R² and probabilities are fractions from 0 to 1. "
+                   "'In-sample' means computed on the algorithms the coefficients were fitted on."),
         _section("Paper figures (Atari-5, sections 5.1-6) computed from the data",
                  _paragraph("'rounded' / 'truncated': the computed value prints as the paper's at its printed "
-                            "precision when rounded / when cut toward zero."),
+                            "precision when rounded / when cut toward zero. The Skiing correlations match only "
+                            "when truncated: consistent with truncation (as the paper's Table 3 truncates)."),
                  _table(analyses.figures, {"computed": 4})),
-        _section("Atari-5 estimate vs true median", _image(pngs["predicted_vs_true"], "predicted vs true median")),
-        _section("Single-game predictiveness (section 5.1)",
+        _section("Atari-5 estimate vs true median (out-of-fold, with the in-sample estimates beside)",
+                 _paragraph("Blue: each training algorithm predicted by the model fitted on the other nine folds "
+                            "(the subset search's 10-fold cross-validation), an honest estimate of the error on "
+                            "new agents. Grey: the pinned coefficients' in-sample estimates of the same "
+                            "algorithms. Red star: Go-Explore, never trained on. " + held_out_note),
+                 _image(pngs["predicted_vs_true"], "Atari-5 estimate vs true median, out-of-fold and in-sample"),
+                 _table(_out_of_fold_table(analyses), {"mean_absolute_relative_error_percent": 1,
+                                                       "median_absolute_relative_error_percent": 1})),
+        _section("Single-game predictiveness (section 5.1, in-sample R²)",
                  _image(pngs["single_game_ranking"], "single-game R2 ranking"),
-                 _table(analyses.ranking.head(10), {"intercept": 3, "slope": 3, "r2": 3})),
-        _section("Per-game models (section 5.5)",
+                 _table(_with_names(analyses.ranking.head(10), {"game": names}),
+                        {"intercept": 3, "slope": 3, "r2": 3})),
+        _section("Per-game models (section 5.5, in-sample)",
                  _paragraph("Variance explained = 1 - sum of residual SS / sum of total SS over the 57 games, each "
-                            "on the rows its model was fitted on (predictor games count, with no residual)."),
+                            "on the rows its model was fitted on (predictor games count, with no residual). "
+                            "Hatched bars are a subset's own games: R² = 1 by construction, not a finding."),
                  _table(pd.DataFrame({
                      "subset": ["Atari-5", "Atari-10"],
                      "variance_explained_percent": [100 * structure.variance_explained(s) for s in (atari5, atari10)],
@@ -419,35 +541,48 @@ def report_html(analyses: Analyses, pngs: dict[str, bytes]) -> str:
                      "games_r2_gt_0_8": [len(structure.well_predicted_games(s)) for s in (atari5, atari10)],
                  }), {"variance_explained_percent": 2, "mean_r2_percent": 2}),
                  _image(pngs["per_game_r2"], "per-game R2")),
-        _section("Fairness across tertiles (section 5.4)",
+        _section("Fairness across tertiles (section 5.4, in-sample)",
                  _image(pngs["fairness"], "fairness by tertile"),
-                 _table(analyses.fairness.tertiles, {"min_median": 1, "max_median": 1,
-                                                     "mean_abs_rel_err": 4, "mean_rel_err": 4}),
+                 _table(fairness_summary, {"lowest_median_percent": 1, "highest_median_percent": 1,
+                                           "mean_absolute_relative_error_percent": 1,
+                                           "mean_relative_error_percent": 1}),
                  _table(fairness_tests, {"t": 3, "p_value": 3}),
                  _paragraph(f"{int(fairness_tests['significant'].sum())} of {len(fairness_tests)} Welch t-tests "
                             "significant at 0.05.")),
         _section("Structure within the ALE (section 6)",
                  _image(pngs["game_correlations"], "game correlation heatmap"),
-                 _paragraph("Most correlated pairs (Pearson, log-normalised scores, pairwise complete):"),
-                 _table(analyses.pairs.head(12), {"pcc": 3}),
-                 _paragraph("Skiing's most negative correlations:"),
-                 _table(analyses.correlations["skiing"].drop("skiing").sort_values().head(6)
-                        .rename("pcc").rename_axis("game").reset_index(), {"pcc": 3})),
-        _section("Item response theory (seed 003)",
-                 _paragraph(f"2PL fit on {len(analyses.irt.abilities)} agents x {len(analyses.irt.items)} games "
-                            f"('human level' = normalised score >= 100); dropped games without both outcomes: "
-                            f"{', '.join(analyses.irt.dropped) or 'none'}; converged: {analyses.irt.converged}. "
-                            f"Spearman rank correlation of difficulty with seed 003's Table 1 over {rc.n} shared "
-                            f"games: {rc.rho:.3f} (p = {rc.p_value:.3f}). Discriminations in the tens or more mean "
-                            "the game splits the algorithms almost perfectly: read them as 'very steep'."),
-                 _image(pngs["item_characteristic_curves"], "item characteristic curves"),
-                 _table(_irt_table(analyses), {"share_human_level": 2, "seed003_difficulty": 3,
-                                               "seed003_discrimination": 3})),
-        _section("Aggregates of the training algorithms (seed 004, rliable)",
+                 _paragraph("Pearson correlations of log-normalised scores on pairwise complete observations: each "
+                            "cell rests on the algorithms that have both games. This matrix is not positive "
+                            f"semi-definite (smallest eigenvalue {analyses.smallest_eigenvalue:.2f}), so it is no "
+                            "correlation matrix of any one set of agents: no PCA or factor analysis on it."),
+                 _paragraph("Most correlated pairs:"),
+                 _table(_with_names(analyses.pairs.head(12), {"game_a": names, "game_b": names})
+                        .rename(columns={"pcc": "pearson_r", "n": "algorithms"}), {"pearson_r": 3}),
+                 _paragraph("Skiing's most negative correlations (Skiing's scores are in seconds and barely "
+                            "vary among the agents):"),
+                 _table(_with_names(skiing, {"game": names}), {"pearson_r": 3})),
+        _section("Item response theory (Martinez-Plumed & Hernandez-Orallo 2017)",
+                 _paragraph(f"2PL fit on {len(irt_result.abilities)} agents x {len(irt_result.items)} games "
+                            f"('human level' = normalised score >= 100%); {irt_estimation_text(irt_result)}; "
+                            f"converged: {irt_result.converged}. Dropped games without both outcomes: "
+                            f"{', '.join(names.get(g, g) for g in irt_result.dropped) or 'none'}. "
+                            f"Games that do not discriminate (likelihood-ratio test of a = 0 at 5%), so get no "
+                            f"difficulty: {', '.join(flat) or 'none'}. Spearman rank correlation of difficulty "
+                            f"with the IRT paper's Table 1 over the {rc.n} games both fits call discriminating "
+                            f"(paper: a >= {structure.PUBLISHED_DISCRIMINATING_MIN:g}): {rc.rho:.3f} "
+                            f"(p = {rc.p_value:.2g}). Standard errors from the observed information."),
+                 _image(pngs["item_characteristic_curves"], "item characteristic curves with 95% bands"),
+                 _image(pngs["irt_difficulties"], "difficulties with 95% intervals"),
+                 _table(_irt_table(analyses), {"difficulty_se": 3, "discrimination_se": 3, "human_level_percent": 0,
+                                               "paper_difficulty": 3, "paper_discrimination": 3})),
+        _section("Aggregates of the training algorithms (Bellemare et al. 2013; rliable)",
                  _paragraph(f"Table 8 medians through aggregates.median_score: {table8_ok} of "
-                            f"{len(analyses.table8)} match the paper at 1 decimal. IQM and optimality gap on "
-                            "fractions of human (gamma = 1), over the games each algorithm has."),
-                 _table(analyses.aggregates, {"mean": 1, "median": 1, "iqm": 1, "optimality_gap": 3})),
+                            f"{len(analyses.table8)} match the paper at 1 decimal. Over the games each algorithm "
+                            "has, one published number per game (so no intervals); optimality gap = mean "
+                            "shortfall below human level, in % of human. For your own per-seed runs, with "
+                            "intervals: atari5-spec aggregate."),
+                 _table(aggregates, {"mean_percent": 1, "median_percent": 1, "iqm_percent": 1,
+                                     "optimality_gap_percent": 1})),
     ]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<title>atari5-spec structure report</title>"
@@ -465,7 +600,7 @@ def write_report(analyses: Analyses, out: Path | str) -> list[Path]:
     written, pngs = [], {}
     for key, plot in _PLOTS.items():
         buffer = io.BytesIO()
-        plot(analyses).savefig(buffer, format="png", dpi=_DPI, metadata=_PNG_METADATA)
+        plot(analyses).savefig(buffer, format="png", dpi=_DPI, metadata=PNG_METADATA)
         pngs[key] = buffer.getvalue()
         written.append(write_output(out / FIGURE_FILES[key], pngs[key]))
     written.append(write_output(out / HTML_FILE, report_html(analyses, pngs)))

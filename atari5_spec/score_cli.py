@@ -306,8 +306,8 @@ def _cmd_predict(args) -> int:
 # --- leaderboard ---------------------------------------------------------------------------------------------
 
 def _cmd_leaderboard(args) -> int:
-    from .leaderboard import COMPARISON_ADVICE, MIN_GAMES_FOR_MEDIAN, leaderboard
     from .limits import printable
+    from .ranking import COMPARISON_ADVICE, MIN_GAMES_FOR_MEDIAN, leaderboard
 
     observations = _observations(args, required=False)
     board = leaderboard(observations or None, subset=args.subset, coefficients=args.coefficients)

@@ -1,4 +1,4 @@
-"""The seeds' other analyses of the score data: structure, fairness, IRT and aggregates.
+"""The papers' other analyses of the score data: structure, fairness, IRT and aggregates.
 
 Small pure functions over the training matrix ``(X, y)`` of
 :func:`atari5_spec.training.training_matrix` (phi(Z) per algorithm x game, NaN
@@ -14,10 +14,10 @@ where missing, and phi of the 57-game median) or over the Dataset:
 * section 6: Pearson correlations between games (:func:`game_correlations`,
   :func:`ranked_pairs`);
 * section 5.3: Go-Explore as an out-of-sample case (:func:`out_of_sample_case`);
-* seed 003 (Martinez-Plumed & Hernandez-Orallo 2017): a 2PL IRT model of
+* Martinez-Plumed & Hernandez-Orallo (2017): a 2PL IRT model of
   "at least human level" on the training algorithms (:func:`irt_analysis`),
   compared with that paper's Table 1 (:func:`difficulty_rank_correlation`);
-* seed 004 / rliable: aggregates of the training algorithms
+* Bellemare et al. (2013) / rliable: aggregates of the training algorithms
   (:func:`aggregate_summary`).
 
 :func:`paper_figures` gathers the numbers the Atari-5 paper prints in its
@@ -42,15 +42,15 @@ from .reproduction import algorithm_estimates
 __all__ = [
     "HUMAN_LEVEL", "WELL_PREDICTED_R2", "GO_EXPLORE_ID",
     "single_game_ranking", "subset_weights", "per_game_fit_summary", "variance_explained",
-    "well_predicted_games", "subset_log_estimates", "FairnessCheck", "fairness_by_tertile",
-    "game_correlations", "ranked_pairs", "OutOfSampleCase", "algorithm_score_rows", "out_of_sample_case",
+    "well_predicted_games", "subset_log_estimates", "out_of_fold_estimates", "FairnessCheck", "fairness_by_tertile",
+    "game_correlations", "smallest_eigenvalue", "ranked_pairs", "OutOfSampleCase", "algorithm_score_rows", "out_of_sample_case",
     "normalised_matrix", "agents_only", "human_level_responses", "IrtResult", "irt_analysis",
-    "published_irt_table", "RankCorrelation", "difficulty_rank_correlation", "TrainingIrt", "training_irt",
+    "IRT_ITEM_COLUMNS", "PUBLISHED_DISCRIMINATING_MIN", "published_irt_table", "RankCorrelation", "difficulty_rank_correlation", "TrainingIrt", "training_irt",
     "table8_medians", "aggregate_summary",
     "paper_figures", "compare_with_paper",
 ]
 
-HUMAN_LEVEL = 100.0          # seed 003's success: human-normalised score at or above the average human
+HUMAN_LEVEL = 100.0          # the IRT paper's success: human-normalised score at or above the average human
 WELL_PREDICTED_R2 = 0.8      # section 5.5's threshold for a well-predicted game
 GO_EXPLORE_ID = "go-explore-2021"
 _ROUNDING_TOLERANCE = 1e-9   # normalised-score units: far below any printed precision
@@ -147,6 +147,33 @@ def subset_log_estimates(X: pd.DataFrame, weights: pd.Series) -> pd.Series:
     return pd.Series(estimates, index=X.index[rows], name="log_estimate")
 
 
+def out_of_fold_estimates(X: pd.DataFrame, y: pd.Series, games: Sequence[str],
+                          n_splits: int = fitting.N_SPLITS, seed: int = fitting.SEED) -> pd.DataFrame:
+    """Each algorithm's subset estimate from the fold that did not train on it (the search's 10-fold CV).
+
+    The rows having every game of the subset, in row order, are cut into the
+    folds of :func:`atari5_spec.fitting.kfold_test_folds` (those the subset
+    search cross-validates with); each fold is predicted by the no-intercept
+    model fitted on the other folds. Columns: algorithm_id, median and
+    estimate (human-normalised, %), fold, rel_err (estimate / median - 1).
+    These are honest predictions for the training algorithms; the pinned
+    coefficients' own estimates of them are in-sample.
+    """
+    games = list(games)
+    rows = fitting.complete_rows(X, games) & y.notna().to_numpy()
+    Xs, ys = X.loc[rows, games].to_numpy(float), y[rows].to_numpy(float)
+    log_estimate, fold_of = np.empty(len(ys)), np.empty(len(ys), dtype=int)
+    for fold, test in enumerate(fitting.kfold_test_folds(len(ys), n_splits, seed), start=1):
+        train = np.ones(len(ys), bool)
+        train[test] = False
+        log_estimate[test] = Xs[test] @ fitting.fit_no_intercept(Xs[train], ys[train])
+        fold_of[test] = fold
+    frame = pd.DataFrame({"algorithm_id": X.index[rows], "median": inverse_log_transform(ys),
+                          "estimate": inverse_log_transform(log_estimate), "fold": fold_of})
+    frame["rel_err"] = frame["estimate"] / frame["median"] - 1.0
+    return frame
+
+
 class FairnessCheck(NamedTuple):
     """Section 5.4: per-algorithm errors, per-tertile means and pairwise Welch t-tests."""
 
@@ -214,6 +241,18 @@ def game_correlations(X: pd.DataFrame) -> pd.DataFrame:
     return X.corr(method="pearson")
 
 
+def smallest_eigenvalue(correlations: pd.DataFrame) -> float:
+    """The smallest eigenvalue of a correlation matrix (NaN cells as 0).
+
+    Pairwise-complete correlations rest on different algorithms cell by
+    cell, so the matrix need not be positive semi-definite (a negative
+    eigenvalue says it is not), and then it is no covariance of anything:
+    no PCA or factor analysis on it.
+    """
+    matrix = correlations.fillna(0.0).to_numpy(float)
+    return float(np.linalg.eigvalsh((matrix + matrix.T) / 2.0).min())
+
+
 def ranked_pairs(X: pd.DataFrame, correlations: pd.DataFrame | None = None) -> pd.DataFrame:
     """Section 6 (Figure 5): every pair of distinct games, most correlated first.
 
@@ -274,7 +313,7 @@ def out_of_sample_case(dataset, subset_coefficients: pd.DataFrame, normalisation
 
 
 # --------------------------------------------------------------------------
-# Seed 003: item response theory on "at least human level"
+# Martinez-Plumed & Hernandez-Orallo (2017): item response theory on "at least human level"
 # --------------------------------------------------------------------------
 
 
@@ -292,9 +331,9 @@ def normalised_matrix(rows: pd.DataFrame, dataset, order: Sequence[str] | None =
 
 
 def human_level_responses(normalised: pd.DataFrame, threshold: float = HUMAN_LEVEL) -> pd.DataFrame:
-    """Seed 003: 1.0 where the human-normalised score is at least ``threshold``, 0.0 below, NaN if missing.
+    """The IRT paper: 1.0 where the human-normalised score is at least ``threshold``, 0.0 below, NaN if missing.
 
-    Seed 003's text says "above 100"; with ``>=`` the Human Ref row (the
+    The IRT paper's text says "above 100"; with ``>=`` the Human Ref row (the
     human score itself) counts as solving the game, as a human would.
     """
     # A raw score equal to the human score normalises to 100 only up to
@@ -319,36 +358,62 @@ def agents_only(normalised: pd.DataFrame, algorithms: pd.DataFrame) -> pd.DataFr
 class IrtResult(NamedTuple):
     """A 2PL fit of :func:`irt_analysis`."""
 
-    items: pd.DataFrame        # per kept game: difficulty, discrimination, intercept, success_rate, n
+    items: pd.DataFrame        # per kept game, see irt_analysis
     abilities: pd.Series       # EAP ability per algorithm
     dropped: list              # games without both outcomes, left out of the fit
     converged: bool
     log_likelihood: float
+    estimation: str = "bayes-modal"   # or "maximum-likelihood" (no priors)
+    n_quadrature: int = irt.DEFAULT_N_QUADRATURE
+    ability_sd: pd.Series | None = None  # posterior SD of each ability
 
 
-def irt_analysis(responses: pd.DataFrame) -> IrtResult:
-    """Seed 003, section 4: a 2PL model fitted by marginal ML to binary responses (algorithms x games).
+IRT_ITEM_COLUMNS = ["difficulty", "difficulty_se", "discrimination", "discrimination_se", "intercept",
+                    "intercept_se", "discriminating", "discrimination_p_value", "separated", "success_rate", "n"]
 
+
+def irt_analysis(responses: pd.DataFrame, regularised: bool = True,
+                 n_quadrature: int = irt.DEFAULT_N_QUADRATURE) -> IrtResult:
+    """Martinez-Plumed & Hernandez-Orallo (2017), section 4: a 2PL model fitted to binary responses (algorithms x games).
+
+    ``regularised`` (default): Bayes modal estimation with
+    :data:`atari5_spec.irt.DEFAULT_PRIOR`; otherwise marginal maximum
+    likelihood as the IRT paper (``ltm``), which has no finite estimate for
+    games that split the agents perfectly (``separated``).
     Games answered all 0 or all 1 (or never) carry no information and are
     dropped and named first (:func:`atari5_spec.irt.drop_uninformative_items`).
     Items are indexed by game id in column order; abilities by the row index.
+    A game that does not discriminate (``discriminating`` False: the
+    likelihood-ratio test of a = 0 does not reject at 5%, or the curve
+    falls) gets no difficulty: ``difficulty`` and ``difficulty_se`` are NaN,
+    as its b = -c / a is no location on the ability scale.
     """
     selection = irt.drop_uninformative_items(responses.to_numpy(float), list(responses.columns))
-    fit = irt.fit_2pl(selection.responses)
+    fit = irt.fit_2pl(selection.responses, n_quadrature=n_quadrature,
+                      prior=irt.DEFAULT_PRIOR if regularised else None)
     kept = responses[selection.kept]
+    located = fit.discriminating
     items = pd.DataFrame({
-        "difficulty": fit.difficulty,
+        "difficulty": np.where(located, fit.difficulty, np.nan),
+        "difficulty_se": np.where(located, fit.difficulty_se, np.nan),
         "discrimination": fit.discrimination,
+        "discrimination_se": fit.discrimination_se,
         "intercept": fit.intercept,
+        "intercept_se": fit.intercept_se,
+        "discriminating": fit.discriminating,
+        "discrimination_p_value": fit.discrimination_p_value,
+        "separated": fit.separated,
         "success_rate": kept.mean().to_numpy(),
         "n": kept.notna().sum().to_numpy(),
     }, index=pd.Index(selection.kept, name="game_id"))
     abilities = pd.Series(fit.ability, index=responses.index, name="ability")
-    return IrtResult(items, abilities, selection.dropped, fit.converged, fit.log_likelihood)
+    return IrtResult(items, abilities, selection.dropped, fit.converged, fit.log_likelihood,
+                     "bayes-modal" if regularised else "maximum-likelihood", n_quadrature,
+                     pd.Series(fit.ability_sd, index=responses.index, name="ability_sd"))
 
 
 def published_irt_table(root: Path | None = None) -> pd.DataFrame:
-    """Seed 003's Table 1 (published/irt_seed003_table1.csv) as numbers, indexed by game id; NaN where '-'."""
+    """The IRT paper's Table 1 (published/irt_seed003_table1.csv) as numbers, indexed by game id; NaN where '-'."""
     frame = pd.DataFrame(published_rows("irt_seed003_table1", root)).set_index("game_id")
     for column in ("difficulty", "discrimination"):
         frame[column] = pd.to_numeric(frame[column].replace("", np.nan))
@@ -364,44 +429,60 @@ class RankCorrelation(NamedTuple):
     games: list
 
 
-def difficulty_rank_correlation(items: pd.DataFrame, published: pd.DataFrame,
-                                column: str = "difficulty") -> RankCorrelation:
-    """Spearman correlation of ``column`` between our IRT items and seed 003's, over games both have.
+#: Without standard errors for the IRT paper's Table 1, a game counts as discriminating there when
+#: its printed discrimination is at least Baker's (2001) "low" level; below it ("very low", or
+#: negative) its difficulty is no location either.
+PUBLISHED_DISCRIMINATING_MIN = 0.35
 
-    The datasets differ (seed 003: ~40 techniques of 2013-2017 on 49 games;
-    here the Atari-5 training table on 57 games), so agreement is reported,
-    not expected.
+
+def difficulty_rank_correlation(items: pd.DataFrame, published: pd.DataFrame,
+                                column: str = "difficulty",
+                                published_min_discrimination: float | None = PUBLISHED_DISCRIMINATING_MIN,
+                                ) -> RankCorrelation:
+    """Spearman correlation of ``column`` between our IRT items and the IRT paper's, over games both locate.
+
+    A game enters when our fit gives it a value (non-discriminating games
+    have NaN difficulty) and the paper's printed discrimination is at least
+    ``published_min_discrimination`` (None: any printed value). The datasets
+    differ (the IRT paper: ~40 techniques of 2013-2017 on 49 games; here the
+    Atari-5 training table on 57 games), so agreement is reported, not
+    expected.
     """
-    theirs = published[column].dropna()
-    games = [g for g in items.index if g in theirs.index]
-    test = scipy.stats.spearmanr(items.loc[games, column], theirs[games])
+    theirs = published.dropna(subset=[column])
+    if published_min_discrimination is not None:
+        theirs = theirs[theirs["discrimination"] >= published_min_discrimination]
+    ours = items[column].dropna()
+    games = [g for g in ours.index if g in theirs.index]
+    test = scipy.stats.spearmanr(ours[games], theirs.loc[games, column])
     return RankCorrelation(float(test.statistic), float(test.pvalue), len(games), games)
 
 
 class TrainingIrt(NamedTuple):
-    """:func:`training_irt`: our fit, seed 003's Table 1 and the rank correlation of difficulties."""
+    """:func:`training_irt`: our fit, the IRT paper's Table 1 and the rank correlation of difficulties."""
 
     result: IrtResult
     published: pd.DataFrame
     rank_correlation: RankCorrelation
 
 
-def training_irt(dataset, threshold: float = HUMAN_LEVEL) -> TrainingIrt:
-    """Seed 003's analysis on the Atari-5 training table: agents x 57 games, "at least human level".
+def training_irt(dataset, threshold: float = HUMAN_LEVEL, regularised: bool = True,
+                 n_quadrature: int = irt.DEFAULT_N_QUADRATURE) -> TrainingIrt:
+    """The IRT paper's analysis on the Atari-5 training table: agents x 57 games, "at least human level".
 
     Persons are the paper's training algorithms except the human reference
     (:func:`agents_only`), items the 57 games; missing scores stay missing.
+    ``regularised`` and ``n_quadrature`` as in :func:`irt_analysis`.
     """
     rows = training.training_rows(dataset, pool_only=True)
     X, _ = training.training_matrix(rows, dataset.games, dataset.algorithms)
     normalised = agents_only(normalised_matrix(rows, dataset, X.index), dataset.algorithms)
-    result = irt_analysis(human_level_responses(normalised, threshold))
+    result = irt_analysis(human_level_responses(normalised, threshold), regularised, n_quadrature)
     published = published_irt_table(dataset.root)
     return TrainingIrt(result, published, difficulty_rank_correlation(result.items, published))
 
 
 # --------------------------------------------------------------------------
-# Seed 004 / rliable: aggregates of the training algorithms
+# Bellemare et al. (2013) / rliable: aggregates of the training algorithms
 # --------------------------------------------------------------------------
 
 

@@ -30,6 +30,7 @@ from .errors import InputError
 from .limits import MAX_ABS_SCORE, control_character_problem
 from .loading import PANDAS_DTYPES, TABLES, Dataset, TableReadError, load
 from .paths import regular_file_problem
+from .rawvalues import raw_value_number
 
 __all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
            "frictionless_problems", "in_background", "descriptor_problems"]
@@ -210,6 +211,10 @@ def rule_checks(name: str, data: Dataset) -> list:
             _rule(pa, "score", plausible_scores,
                   f"score is not a finite number within {MAX_ABS_SCORE:g} of zero (the plausibility rule)",
                   "write the published score as a plain number"),
+            _rule(pa, "raw_value", lambda d: raw_value_agrees(d, with_std=True),
+                  "score (or std) is not the number raw_value says",
+                  "make score exactly the published text's number (189.1k = 189100; '1705.80 ± 439.74' = score "
+                  "1705.8, std 439.74), or fix raw_value"),
             _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
                   "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
             _rule(pa, "game_id", lambda d: d.game_id.isin(games.game_id),
@@ -297,6 +302,8 @@ def per_seed_checks(pa, name: str, data: Dataset) -> list:
         _rule(pa, "score", plausible_scores,
               f"score is not a finite number within {MAX_ABS_SCORE:g} of zero (the plausibility rule)",
               "write the score as a plain number"),
+        _rule(pa, "raw_value", lambda d: raw_value_agrees(d, with_std=False),
+              "score is not the number raw_value says", "make score exactly raw_value's number, or fix raw_value"),
         _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
               "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
         _rule(pa, "game_id", lambda d: d.game_id.isin(canonical),
@@ -313,6 +320,24 @@ def per_seed_checks(pa, name: str, data: Dataset) -> list:
                   "budget rows need a source with a curve_rule", "give the rule in data/sources.csv curve_rule"),
         ]
     return checks
+
+
+def raw_value_agrees(frame: pd.DataFrame, with_std: bool) -> pd.Series:
+    """Row by row: the score (and std) are exactly the number(s) the raw_value text stands for."""
+    parsed = [raw_value_number(str(text)) for text in frame.raw_value]
+    scores = frame.score.to_numpy(float)
+    stds = frame["std"].to_numpy(float) if with_std else [None] * len(frame)
+    ok = []
+    for found, score, std in zip(parsed, scores, stds):
+        if found is None:
+            ok.append(False)
+            continue
+        number, spread = found
+        # a spread printed inside raw_value ("mean ± std") must be the std column; a std given beside a plain
+        # number (a separate column of the source) is the source's own
+        same_std = not with_std or spread is None or spread == std
+        ok.append(number == score and same_std)
+    return pd.Series(ok, index=frame.index)
 
 
 def _failure_problems(file: str, failures: pd.DataFrame) -> list[Problem]:

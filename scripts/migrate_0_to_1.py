@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from atari5_spec.datapackage import descriptor_text, read_descriptor  # noqa: E402
+from atari5_spec.datapackage import CSV_DIALECT, descriptor_text, read_descriptor, table_resource  # noqa: E402
 from atari5_spec.validation import regime_label  # noqa: E402
 from atari5_spec.writing import csv_text, file_stats, write_text_atomic  # noqa: E402
 
@@ -62,6 +62,43 @@ def read_csv(text: str) -> tuple[list[str], list[dict[str, str]]]:
 
 def schema_columns(root: Path, schema: str) -> list[str]:
     return [f["name"] for f in json.loads((root / schema).read_text(encoding="utf-8"))["fields"]]
+
+
+# Readers of Data Package v1 need "profile"; v2 readers read "$schema" and "type". "created" is
+# the date of the 1.0.0 release, fixed so that the migration is byte-for-byte reproducible.
+PACKAGE_KEYS = {"$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
+                "profile": "tabular-data-package", "created": "2026-11-22T00:00:00Z"}
+CONTRIBUTORS = [
+    {"title": "Matthew Aitchison", "role": "author", "roles": ["creator"],
+     "description": "Atari-5 paper and its raw score tables (maitchison/Atari-5)"},
+    {"title": "Penny Sweetser", "role": "author", "roles": ["creator"], "description": "Atari-5 paper"},
+    {"title": "Marcus Hutter", "role": "author", "roles": ["creator"], "description": "Atari-5 paper"},
+    {"title": "atari5-spec maintainers", "role": "maintainer", "roles": ["maintainer"],
+     "description": "This data package: import code, schemas, contributions and pinned versions"},
+]
+
+
+def interoperable(descriptor: dict) -> dict:
+    """The descriptor with what Data Package v1 and v2 readers need, keys in a fixed order."""
+    head = {"$schema": PACKAGE_KEYS["$schema"], "profile": PACKAGE_KEYS["profile"]}
+    # The repository's address is not settled yet: no placeholder homepage (README says where to find it).
+    out = {**head, **{k: v for k, v in descriptor.items() if k not in head and k != "homepage"}}
+    out["created"] = PACKAGE_KEYS["created"]
+    out["contributors"] = CONTRIBUTORS
+    resources = []
+    for resource in descriptor["resources"]:
+        entry = {}
+        for key, value in resource.items():
+            if key in ("profile", "dialect"):
+                continue
+            entry[key] = value
+            if key == "type":
+                entry["profile"] = "tabular-data-resource"
+            if key == "encoding":
+                entry["dialect"] = dict(CSV_DIALECT)
+        resources.append(entry)
+    out["resources"] = resources
+    return out
 
 
 def migrate_algorithms(rows: list[dict[str, str]], backfill: dict[str, dict[str, str]], columns: list[str]
@@ -130,9 +167,8 @@ def migrate(root: Path, backfill_path: Path) -> dict[str, str]:
         texts[path] = render(schema_columns(root, schema), [])
         if not any(r["name"] == name for r in descriptor["resources"]):
             at = next(i for i, r in enumerate(descriptor["resources"]) if r["name"] == "scores") + 1
-            descriptor["resources"].insert(at, {"name": name, "type": "table", "path": path, "scheme": "file",
-                                                "format": "csv", "mediatype": "text/csv", "encoding": "utf-8",
-                                                "title": title, "description": description, "schema": schema})
+            descriptor["resources"].insert(at, table_resource(name, path, schema, title, description))
+    descriptor = interoperable(descriptor)
     descriptor["version"] = "1.0.0"
     for resource in descriptor["resources"]:
         if resource["path"] in texts:

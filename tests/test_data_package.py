@@ -156,3 +156,19 @@ def test_readme_documents_every_field_exactly_as_the_schemas_say():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     documented = readme.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
     assert documented == fields_markdown(package_root(), README_TABLES)
+
+
+def test_readme_states_how_many_training_entries_have_a_known_protocol(dataset):
+    from pathlib import Path
+
+    from atari5_spec import coefficients as coef
+
+    manifest, _ = coef.read_version(dataset.root / "coefficients", "paper-2023")
+    trained = dataset.algorithms.set_index("algorithm_id").loc[manifest["training"]["algorithms"]]
+    sticky, start = int(trained.sticky_action_probability.notna().sum()), int(trained.start_condition.notna().sum())
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())
+    assert (f"Of the paper's {len(trained)} training entries, {sticky} have a known sticky-action setting and "
+            f"{start} a known start condition") in readme
+    # every stated fact is cited
+    stated = trained[["start_condition", "sticky_action_probability", "training_frames"]].notna().any(axis=1)
+    assert trained.loc[stated, "protocol_note"].notna().all()

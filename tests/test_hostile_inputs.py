@@ -267,6 +267,12 @@ def _curves_named_pipe(package):
     return ["contribute", "curves", str(pipe), "--final", "200M"], ["runs.json", "is a named pipe"]
 
 
+def _aggregate_named_pipe(package):
+    pipe = package.parent / "runs.csv"
+    os.mkfifo(pipe)
+    return ["aggregate", str(pipe)], ["runs.csv", "is a named pipe"]
+
+
 def _score_named_pipe(package):
     pipe = package.parent / "scores.csv"
     os.mkfifo(pipe)
@@ -401,6 +407,7 @@ CASES = {
     "submission-named-pipe": _submission_named_pipe,
     "score-named-pipe": _score_named_pipe,
     "curves-named-pipe": _curves_named_pipe,
+    "aggregate-named-pipe": _aggregate_named_pipe,
     "score-57000-rows-repeated-seed": _score_57000_rows_with_a_repeated_seed,
     "score-200000-rows": _score_200k_rows,
     # bad values accepted

@@ -27,6 +27,7 @@ def simulate(n_persons, n_items, seed, missing=0.0):
 # and 0.031 / 0.083. The tolerances below hold for all 30 seeds.
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing", [0.0, 0.2])
 def test_parameter_recovery(missing):
     u, a, b, theta = simulate(2000, 15, seed=0, missing=missing)
@@ -39,18 +40,25 @@ def test_parameter_recovery(missing):
     assert np.corrcoef(fit.ability, theta)[0, 1] > 0.85
 
 
-def test_reported_parameters_are_consistent():
+@pytest.mark.parametrize("prior", [None, irt.DEFAULT_PRIOR], ids=["ml", "bayes-modal"])
+def test_reported_parameters_are_consistent(prior):
     u, *_ = simulate(300, 6, seed=1)
-    fit = irt.fit_2pl(u)
+    fit = irt.fit_2pl(u, prior=prior)
     np.testing.assert_allclose(fit.difficulty, -fit.intercept / fit.discrimination)
     params = np.concatenate([fit.discrimination, fit.intercept])
     assert fit.log_likelihood == pytest.approx(irt.marginal_log_likelihood(params, u))
+    assert fit.log_posterior == pytest.approx(irt.log_posterior(params, u, prior=prior))
     np.testing.assert_allclose(
         fit.ability, irt.eap_ability(u, fit.discrimination, fit.intercept)
     )
-    # At the maximum the gradient vanishes (relative to the sample size).
-    gradient = irt.marginal_log_likelihood_gradient(params, u)
-    assert np.max(np.abs(gradient)) / u.shape[0] < 1e-5
+    if prior is None:
+        # At the maximum the gradient vanishes (relative to the sample size).
+        gradient = irt.marginal_log_likelihood_gradient(params, u)
+        assert np.max(np.abs(gradient)) / u.shape[0] < 1e-5
+    # Either way the estimate is a maximum of the objective: any small step lowers it.
+    for step in 0.01 * np.eye(params.size):
+        for moved in (params + step, params - step):
+            assert irt.log_posterior(moved, u, prior=prior) < fit.log_posterior
 
 
 def test_fit_is_deterministic():
@@ -188,3 +196,93 @@ def test_item_characteristic_curve():
 def test_bad_inputs(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- Bayes modal estimation, standard errors, separation ----------------------
+
+
+def separating_responses(seed=7, n_persons=80):
+    """Mostly ordinary items plus one that splits the persons perfectly at ability 0.3."""
+    u, a, b, theta = simulate(n_persons, 6, seed=seed)
+    step = (theta > 0.3).astype(float)
+    return np.column_stack([u, step])
+
+
+@pytest.mark.slow
+def test_unregularised_fit_flags_separation_and_the_prior_fixes_it():
+    u = separating_responses()
+    ml = irt.fit_2pl(u, prior=None)
+    assert ml.separated[-1] and not ml.converged
+    assert abs(ml.discrimination[-1]) > irt.SEPARATION_DISCRIMINATION
+    assert np.isnan(ml.discrimination_se).all()  # no curvature to speak of at a non-finite optimum
+    regularised = irt.fit_2pl(u)
+    assert regularised.converged and not regularised.separated.any()
+    assert regularised.discrimination.max() < irt.SEPARATION_DISCRIMINATION
+    assert np.isfinite(regularised.discrimination_se).all() and np.isfinite(regularised.difficulty_se).all()
+    # The separating item stays the steepest, located above average ability (62% of persons fail it).
+    assert np.argmax(regularised.discrimination) == u.shape[1] - 1
+    assert 0.0 < regularised.difficulty[-1] < 1.5
+
+
+def test_bayes_modal_estimates_do_not_depend_on_the_number_of_nodes():
+    # Steep items make each person's posterior narrow: fixed nodes would move the estimates.
+    u = separating_responses(seed=8, n_persons=120)
+    coarse, fine = irt.fit_2pl(u, n_quadrature=21), irt.fit_2pl(u, n_quadrature=61)
+    np.testing.assert_allclose(coarse.discrimination, fine.discrimination, atol=1e-3)
+    np.testing.assert_allclose(coarse.difficulty, fine.difficulty, atol=1e-3)
+    np.testing.assert_allclose(coarse.discrimination_se, fine.discrimination_se, atol=1e-3)
+
+
+def test_non_discriminating_item_is_detected():
+    # Item 5 is a coin flip (a = 0): its likelihood-ratio test must not reject.
+    rng = np.random.default_rng(9)
+    u, a, b, theta = simulate(400, 5, seed=9)
+    coin = (rng.random(400) < 0.5).astype(float)
+    falling = (rng.random(400) < irt.item_characteristic_curve(theta, 0.0, -1.5)).astype(float)
+    fit = irt.fit_2pl(np.column_stack([u, coin, falling]))
+    assert fit.discriminating[:5].all()
+    assert not fit.discriminating[5] and fit.discrimination_p_value[5] > 0.05
+    # A falling curve is strongly "informative" but does not discriminate in the model's direction.
+    assert not fit.discriminating[6] and fit.discrimination_p_value[6] < 0.001
+    # The prior keeps every a > 0, so a Wald interval on a would never have flagged them.
+    assert (fit.discrimination > 0).all()
+
+
+@pytest.mark.slow
+def test_standard_errors_match_the_spread_of_the_estimates():
+    # z = (estimate - truth) / SE over 2 x 15 items should look standard normal.
+    z_a, z_b = [], []
+    for seed in (0, 1):
+        u, a, b, _ = simulate(1500, 15, seed=seed)
+        fit = irt.fit_2pl(u)
+        z_a += list((fit.discrimination - a) / fit.discrimination_se)
+        z_b += list((fit.difficulty - b) / fit.difficulty_se)
+    for z in (np.array(z_a), np.array(z_b)):
+        assert 0.6 < np.sqrt(np.mean(z**2)) < 1.5
+        assert np.mean(np.abs(z) < 1.96) > 0.8
+
+
+def test_bad_prior():
+    u, *_ = simulate(50, 3, seed=10)
+    with pytest.raises(ValueError, match="positive standard deviations"):
+        irt.fit_2pl(u, prior=irt.Prior(log_discrimination_sd=0.0))
+    with pytest.raises(ValueError, match="irt.Prior"):
+        irt.fit_2pl(u, prior=(0, 0.5, 0, 2))
+
+
+# --- an independent implementation: girth (PyPI) -----------------------------
+
+
+def test_maximum_likelihood_fit_matches_girth():
+    """girth's ``twopl_mml`` (its own EM and quadrature) on complete data, inside its discrimination bounds."""
+    girth = pytest.importorskip("girth", reason="girth is a test dependency: pip install '.[test]'")
+    rng = np.random.default_rng(11)
+    a = rng.uniform(0.7, 2.0, 10)  # girth bounds a to [0.25, 4]
+    b = rng.uniform(-1.5, 1.5, 10)
+    theta = rng.standard_normal(1000)
+    u = (rng.random((1000, 10)) < irt.item_characteristic_curve(theta[:, None], b, a)).astype(float)
+    theirs = girth.twopl_mml(u.T.astype(int))  # girth: items x persons
+    ours = irt.fit_2pl(u, prior=None)
+    # Measured: 1e-4 (a) and 9e-4 (b); both are far below the sampling error (~0.1).
+    np.testing.assert_allclose(ours.discrimination, theirs["Discrimination"], atol=5e-3)
+    np.testing.assert_allclose(ours.difficulty, theirs["Difficulty"], atol=5e-3)

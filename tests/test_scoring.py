@@ -12,7 +12,7 @@ import pytest
 import atari5_spec
 from atari5_spec.errors import InputError
 from atari5_spec.ids import resolve_game
-from atari5_spec.leaderboard import leaderboard
+from atari5_spec.ranking import leaderboard
 from atari5_spec.pinned import load_coefficient_set
 from atari5_spec.prediction import predict
 from atari5_spec.published import matches_printed, published_rows

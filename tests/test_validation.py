@@ -89,3 +89,29 @@ def test_year_in_the_future(package_copy):
 
 def test_shipped_package_has_no_problems():
     assert validate_package() == []
+
+
+@pytest.mark.parametrize("relative, column, value", [
+    ("data/scores.csv", "score", "6636"),            # raw_value says 6635
+    ("data/scores.csv", "raw_value", "6.6k"),        # 6600, not 6635
+])
+def test_score_must_be_what_raw_value_says(package_copy, relative, column, value):
+    edit_cell(package_copy, relative, 2, column, value)
+    found = problems_at(package_copy, relative, 2, "raw_value")
+    assert found and "raw_value" in found[0].message
+
+
+def test_raw_value_forms():
+    from atari5_spec.rawvalues import raw_value_number
+
+    assert raw_value_number("189.1k") == (189100.0, None)
+    assert raw_value_number("1705.80 ± 439.74") == (1705.8, 439.74)
+    assert raw_value_number("-12.5") == (-12.5, None)
+    assert raw_value_number("１２") is None  # full-width digits are not a published number here
+    assert raw_value_number("12,300") is None
+
+
+def test_a_budget_row_whose_score_differs_from_its_raw_value_is_reported(package_copy):
+    line = line_of(package_copy, "data/budget_scores.csv", "dreamerv3,alien,10000000,0,")
+    edit_cell(package_copy, "data/budget_scores.csv", line, "score", "1")
+    assert problems_at(package_copy, "data/budget_scores.csv", line, "raw_value")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..calibration import CALIBRATION_COLUMNS
-from ..datapackage import bump_version, descriptor_text, package_root, read_descriptor
+from ..datapackage import bump_version, descriptor_text, package_root, read_descriptor, table_resource
 from ..errors import InputError
 from ..writing import frame_csv_text
 
@@ -31,10 +31,8 @@ def calibration_text(errors: pd.DataFrame) -> str:
 
 
 def _resource(version: str) -> dict:
-    return {"name": f"calibration-{version}", "type": "table", "path": f"calibration/{version}.csv", "scheme": "file",
-            "format": "csv", "mediatype": "text/csv", "encoding": "utf-8",
-            "title": f"Out-of-sample errors of {version} (prediction-interval calibration)",
-            "schema": CALIBRATION_SCHEMA}
+    return table_resource(f"calibration-{version}", f"calibration/{version}.csv", CALIBRATION_SCHEMA,
+                          f"Out-of-sample errors of {version} (prediction-interval calibration)")
 
 
 def pin_calibration(path, version: str, update: bool = False) -> tuple[Path, str]:
@@ -72,7 +70,9 @@ def calibration_mismatches(dataset, version: str, tolerance: float) -> tuple[int
     """(rows compared, mismatches) between calibration/<version>.csv and the errors recomputed from the data."""
     from . import version_errors
 
-    pinned = pd.read_csv(dataset.root / "calibration" / f"{version}.csv", keep_default_na=False, na_values=[""])
+    # round_trip: older pandas parse floats with a fast parser that can miss the last bit
+    pinned = pd.read_csv(dataset.root / "calibration" / f"{version}.csv", keep_default_na=False, na_values=[""],
+                         float_precision="round_trip")
     _, errors = version_errors(dataset, version)
     merged = pinned.merge(errors, on=["subset", "agent"], how="left", suffixes=("", "_computed"), indicator=True)
     problems = []

@@ -1,0 +1,308 @@
+"""Aggregates of several agents' per-seed runs, with stratified bootstrap intervals, as rliable.
+
+Input: one ``(n_seeds, n_games)`` matrix of human-normalised scores per agent
+(fractions: 1.0 = the average human), e.g. from
+:func:`atari5_spec.runs_input.normalised_runs`. Output
+(:func:`aggregate_runs`):
+
+* per agent the mean, median, interquartile mean (IQM) and optimality gap
+  (gamma = 1, human level) with percentile stratified-bootstrap intervals
+  (Agarwal et al. 2021, rliable: seeds resampled with replacement within
+  each game, 2,000 resamples by default);
+* for every pair of agents the probability of improvement P(X > Y)
+  (per game, the Mann-Whitney U statistic divided by ``n_x n_y``, averaged
+  over games) with an interval from resampling both agents' seeds
+  independently within each game;
+* performance profiles: the run-score distribution (fraction of all runs x
+  games scoring above tau) with bootstrap bands;
+* the score distribution of Bellemare et al. (2013), section 4.2.3: the
+  fraction of games whose mean score over seeds is at least tau;
+* the paired comparison of Bellemare et al. (2013), section 4.3: per game a
+  two-sided Welch t-test at alpha = 0.01, counted as wins, losses and ties.
+
+Point estimates use the formulas of :mod:`atari5_spec.aggregates`, written
+as rliable writes them, so they equal ``rliable.metrics`` to the last bit.
+Resampled statistics are computed for all resamples at once (no Python loop
+per resample), and all randomness comes from
+``numpy.random.default_rng(seed)``: the same input and seed give the same
+output.
+"""
+
+from __future__ import annotations
+
+import warnings
+from itertools import combinations
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import scipy.stats
+
+from . import aggregates
+
+__all__ = ["METRICS", "RunAggregates", "aggregate_runs", "default_thresholds", "batch_statistics",
+           "improvement_probability", "performance_profile", "welch_win_loss", "format_run_aggregates",
+           "run_aggregates_as_dict"]
+
+METRICS = ("iqm", "median", "mean", "optimality_gap")
+WELCH_ALPHA = 0.01  # Bellemare et al. (2013), section 4.3
+
+
+# --------------------------------------------------------------------------
+# Statistics of a batch of resampled (n_resamples, n_seeds, n_games) arrays
+# --------------------------------------------------------------------------
+
+
+def batch_statistics(resampled: np.ndarray) -> dict[str, np.ndarray]:
+    """IQM, median, mean and optimality gap of each resample: arrays of shape (n_resamples,).
+
+    The same definitions as :mod:`atari5_spec.aggregates` (and rliable),
+    vectorised over the first axis.
+    """
+    n_resamples = resampled.shape[0]
+    per_game = resampled.mean(axis=1)  # mean over seeds
+    return {
+        "iqm": scipy.stats.trim_mean(resampled.reshape(n_resamples, -1), 0.25, axis=1),
+        "median": np.median(per_game, axis=1),
+        "mean": per_game.mean(axis=1),
+        "optimality_gap": 1.0 - np.mean(np.minimum(resampled, 1.0), axis=(1, 2)),
+    }
+
+
+def point_statistics(scores: np.ndarray) -> dict[str, float]:
+    """The four aggregates of one ``(n_seeds, n_games)`` matrix (the point estimates)."""
+    return {
+        "iqm": aggregates.interquartile_mean(scores),
+        "median": aggregates.median_score(scores),
+        "mean": aggregates.mean_score(scores),
+        "optimality_gap": aggregates.optimality_gap(scores, gamma=1.0),
+    }
+
+
+def _resample_seeds(scores: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Stratified bootstrap: ``n_seeds`` seeds drawn with replacement independently within every game."""
+    n_seeds, n_games = scores.shape
+    index = rng.integers(0, n_seeds, size=(n_resamples, n_seeds, n_games))
+    return scores[index, np.arange(n_games)]
+
+
+def _interval(replicates: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval over the first axis (as rliable's default, arch's ``method='percentile'``)."""
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    low, high = np.percentile(replicates, [tail, 100.0 - tail], axis=0)
+    return low, high
+
+
+# --------------------------------------------------------------------------
+# Probability of improvement and profiles
+# --------------------------------------------------------------------------
+
+
+def improvement_probability(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """P(X > Y) averaged over games, for arrays (..., n_x, n_games) and (..., n_y, n_games).
+
+    Per game, (#{x_i > y_j} + #{x_i = y_j} / 2) / (n_x n_y): the Mann-Whitney
+    U statistic of X divided by ``n_x n_y``, rliable's
+    ``probability_of_improvement`` (which also gives 0.5 to identical runs).
+    """
+    # sign(x_i - y_j) is +1, 0 or -1: (sign + 1) / 2 counts a win as 1 and a tie as 1/2. The sums are
+    # multiples of 1/2, exact in floating point, so this equals U / (n_x n_y) to the last bit.
+    signs = np.sign(x[..., :, None, :] - y[..., None, :, :]).sum(axis=(-3, -2))
+    per_game = (signs + x.shape[-2] * y.shape[-2]) / (2.0 * x.shape[-2] * y.shape[-2])
+    return per_game.mean(axis=-1)
+
+
+def welch_win_loss(x: np.ndarray, y: np.ndarray, alpha: float = WELCH_ALPHA) -> aggregates.WinLoss:
+    """Bellemare et al. (2013), section 4.3, for complete (n_seeds, n_games) matrices: one Welch test per game.
+
+    The same rules as :func:`atari5_spec.aggregates.paired_win_loss` (equal
+    means tie; two constant samples with different means are decided without
+    a test), with all games' t-tests in one vectorised call.
+    """
+    difference = x.mean(axis=0) - y.mean(axis=0)
+    constant = (np.ptp(x, axis=0) == 0) & (np.ptp(y, axis=0) == 0)
+    # A game where every seed of one agent scored the same (Pong at 21) has variance exactly 0:
+    # scipy warns about "catastrophic cancellation", but Welch's test is then still right, and
+    # games where both agents are constant are decided above without it.
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p_value = scipy.stats.ttest_ind(x, y, axis=0, equal_var=False).pvalue
+    decided = (difference != 0) & (constant | (p_value < alpha))
+    wins = int(np.sum(decided & (difference > 0)))
+    losses = int(np.sum(decided & (difference < 0)))
+    return aggregates.WinLoss(wins, losses, x.shape[1] - wins - losses)
+
+
+def performance_profile(scores: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """Fraction of runs x games scoring above each threshold (rliable's run-score distribution, ``>``).
+
+    ``scores`` is (n_seeds, n_games) or a batch (n_resamples, n_seeds, n_games).
+    """
+    flat = np.sort(scores.reshape(*scores.shape[:-2], -1), axis=-1)
+    n = flat.shape[-1]
+    if flat.ndim == 1:
+        return (n - np.searchsorted(flat, thresholds, side="right")) / n
+    return np.stack([(n - np.searchsorted(row, thresholds, side="right")) / n for row in flat])
+
+
+def default_thresholds(scores: dict, n_points: int = 101) -> np.ndarray:
+    """Thresholds tau from 0 to the 95th percentile of all normalised scores (at least 1, human level).
+
+    Very high scores on a few games would otherwise stretch the axis; the top
+    rounds up to a multiple of 0.5.
+    """
+    everything = np.concatenate([s.ravel() for s in scores.values()])
+    top = max(1.0, np.ceil(2.0 * np.quantile(everything, 0.95)) / 2.0)
+    return np.linspace(0.0, top, n_points)
+
+
+# --------------------------------------------------------------------------
+# Everything at once
+# --------------------------------------------------------------------------
+
+
+class RunAggregates(NamedTuple):
+    """The result of :func:`aggregate_runs`."""
+
+    metrics: pd.DataFrame        # agent, metric, estimate, low, high
+    improvement: pd.DataFrame    # agent_x, agent_y, probability, low, high
+    thresholds: np.ndarray       # tau
+    profiles: dict               # agent -> DataFrame(tau, fraction, low, high)
+    score_distribution: dict     # agent -> np.ndarray over thresholds (Bellemare et al., >=, per-game means)
+    welch: pd.DataFrame          # agent_x, agent_y, wins, losses, ties (x against y)
+    games: list
+    seeds: dict                  # agent -> number of seeds
+    n_resamples: int
+    confidence: float
+    seed: int
+
+
+def aggregate_runs(scores: dict, games: list, n_resamples: int = 2000, confidence: float = 0.95,
+                   seed: int = 0, thresholds=None) -> RunAggregates:
+    """Every aggregate of the module docstring for ``scores`` (agent -> (n_seeds, n_games) fractions).
+
+    Agents are resampled in their given order from one generator, so adding
+    an agent at the end does not change the others' intervals.
+    """
+    if not scores:
+        raise ValueError("no agents to aggregate")
+    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    agents = list(scores)
+    for agent in agents:
+        if scores[agent].shape[1] != len(games) or not np.isfinite(scores[agent]).all():
+            raise ValueError(f"agent {agent!r}: expected finite scores of shape (n_seeds, {len(games)})")
+    taus = default_thresholds(scores) if thresholds is None else np.asarray(thresholds, float)
+    rng = np.random.default_rng(seed)
+    resampled = {agent: _resample_seeds(scores[agent], n_resamples, rng) for agent in agents}
+
+    metric_rows, profiles, distributions = [], {}, {}
+    for agent in agents:
+        point = point_statistics(scores[agent])
+        replicates = batch_statistics(resampled[agent])
+        for metric in METRICS:
+            low, high = _interval(replicates[metric], confidence)
+            metric_rows.append((agent, metric, point[metric], float(low), float(high)))
+        low, high = _interval(performance_profile(resampled[agent], taus), confidence)
+        profiles[agent] = pd.DataFrame({"tau": taus, "fraction": performance_profile(scores[agent], taus),
+                                        "low": low, "high": high})
+        distributions[agent] = aggregates.score_distribution(scores[agent].mean(axis=0), taus)
+
+    improvement_rows, welch_rows = [], []
+    for x, y in combinations(agents, 2):
+        # Independent resamples of both agents (rliable's StratifiedIndependentBootstrap).
+        replicates = improvement_probability(resampled[x], resampled[y])
+        low, high = _interval(replicates, confidence)
+        improvement_rows.append((x, y, float(improvement_probability(scores[x], scores[y])), float(low),
+                                 float(high)))
+        if min(len(scores[x]), len(scores[y])) >= 2:
+            welch_rows.append((x, y, *welch_win_loss(scores[x], scores[y])))
+    return RunAggregates(
+        metrics=pd.DataFrame.from_records(metric_rows, columns=["agent", "metric", "estimate", "low", "high"]),
+        improvement=pd.DataFrame.from_records(improvement_rows,
+                                              columns=["agent_x", "agent_y", "probability", "low", "high"]),
+        thresholds=taus, profiles=profiles, score_distribution=distributions,
+        welch=pd.DataFrame.from_records(welch_rows, columns=["agent_x", "agent_y", "wins", "losses", "ties"]),
+        games=list(games), seeds={agent: int(scores[agent].shape[0]) for agent in agents},
+        n_resamples=int(n_resamples), confidence=float(confidence), seed=int(seed),
+    )
+
+
+# --------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------
+
+_UNIT = "human-normalised score as a fraction (0 = random, 1.0 = average human)"
+
+
+def format_run_aggregates(result: RunAggregates) -> str:
+    """``atari5-spec aggregate``: a plain-text summary."""
+    level = f"{100 * result.confidence:g}%"
+    lines = [f"{len(result.seeds)} agent(s) x {len(result.games)} games; {_UNIT}",
+             f"intervals: {level} percentile stratified bootstrap over seeds within each game, "
+             f"{result.n_resamples} resamples, seed {result.seed}",
+             "",
+             f"{'agent':<24} {'seeds':>5}  " + "  ".join(f"{m:>24}" for m in METRICS)]
+    table = result.metrics.set_index(["agent", "metric"])
+    for agent, n_seeds in result.seeds.items():
+        cells = []
+        for metric in METRICS:
+            row = table.loc[(agent, metric)]
+            cells.append(f"{row['estimate']:>8.3f} [{row['low']:.3f}, {row['high']:.3f}]".rjust(24))
+        lines.append(f"{agent:<24} {n_seeds:>5}  " + "  ".join(cells))
+    lines.append("optimality gap: mean shortfall below human level (lower is better)")
+    if len(result.improvement):
+        lines += ["", f"probability of improvement P(X > Y) ({level} interval)"]
+        for row in result.improvement.itertuples(index=False):
+            lines.append(f"  P({row.agent_x} > {row.agent_y}) = {row.probability:.3f} "
+                         f"[{row.low:.3f}, {row.high:.3f}]")
+    if len(result.welch):
+        lines += ["", f"paired Welch t-tests per game (Bellemare et al. 2013, alpha = {WELCH_ALPHA}): "
+                      "X against Y, wins / losses / ties"]
+        for row in result.welch.itertuples(index=False):
+            lines.append(f"  {row.agent_x} vs {row.agent_y}: {row.wins} / {row.losses} / {row.ties}")
+    human = int(np.argmin(np.abs(result.thresholds - 1.0)))
+    lines += ["", f"at human level (tau = {result.thresholds[human]:.2f}): share of runs x games above tau "
+                  "(performance profile) / share of games whose mean is at least tau (score distribution)"]
+    for agent in result.seeds:
+        profile = result.profiles[agent].iloc[human]
+        lines.append(f"  {agent:<24} {profile['fraction']:.3f} [{profile['low']:.3f}, {profile['high']:.3f}]"
+                     f" / {result.score_distribution[agent][human]:.3f}")
+    return "\n".join(lines)
+
+
+def _floats(values) -> list:
+    return [float(v) for v in np.asarray(values, float)]
+
+
+def run_aggregates_as_dict(result: RunAggregates) -> dict:
+    """``atari5-spec aggregate --json``: plain JSON types, one entry per agent in input order."""
+    table = result.metrics.set_index(["agent", "metric"])
+    agents = {}
+    for agent, n_seeds in result.seeds.items():
+        entry = {"seeds": n_seeds}
+        for metric in METRICS:
+            row = table.loc[(agent, metric)]
+            entry[metric] = {"estimate": float(row["estimate"]), "low": float(row["low"]),
+                             "high": float(row["high"])}
+        profile = result.profiles[agent]
+        entry["performance_profile"] = {"fraction": _floats(profile["fraction"]), "low": _floats(profile["low"]),
+                                        "high": _floats(profile["high"])}
+        entry["score_distribution"] = _floats(result.score_distribution[agent])
+        agents[agent] = entry
+    return {
+        "scale": _UNIT,
+        "games": result.games,
+        "bootstrap": {"method": "percentile, stratified over seeds within each game",
+                      "resamples": result.n_resamples, "confidence": result.confidence, "seed": result.seed},
+        "thresholds": _floats(result.thresholds),
+        "agents": agents,
+        "probability_of_improvement": [
+            {"x": row.agent_x, "y": row.agent_y, "probability": float(row.probability), "low": float(row.low),
+             "high": float(row.high)} for row in result.improvement.itertuples(index=False)],
+        "welch_tests": {"alpha": WELCH_ALPHA, "pairs": [
+            {"x": row.agent_x, "y": row.agent_y, "wins": int(row.wins), "losses": int(row.losses),
+             "ties": int(row.ties)} for row in result.welch.itertuples(index=False)]},
+    }

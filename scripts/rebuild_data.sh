@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Rebuild data/, the refit version and the calibrations, in the order they were made.
+# Usage: scripts/rebuild_data.sh UPSTREAM_ATARI5_DIR UPSTREAM_2023_DIR PACKAGE_DIR
+# PACKAGE_DIR: a copy of the package at data version 0.1.0 (git archive of the 0.1.0 commit) with
+# today's schemas/ and an empty contributions/ folder. Compare the result with `cmp` file by file.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+atari5="$1"; upstream2023="$2"; package="$3"
+python "$here/import_upstream.py" "$atari5" --out "$package"
+python "$here/migrate_0_to_1.py" "$package"
+python "$here/import_2023.py" "$upstream2023" --package "$package" --fixture "$package/upstream_2023_sample.json.gz"
+atari5-spec evaluate --path "$package" --pin-calibration
+atari5-spec fit --name refit-2026-11 --path "$package" --description "Atari-5 weights refitted on every entry the \
+inclusion rule admits today (the paper's pool plus the results after 2022, published numbers only, no protocol term), \
+chosen among four candidates by leave-one-paper-out error (atari5-spec evaluate --refit-candidates). The paper's games \
+are kept."
+atari5-spec evaluate --path "$package" --version refit-2026-11 --pin-calibration
