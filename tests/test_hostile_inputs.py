@@ -375,7 +375,7 @@ def _not_utf8_package_table(package):
     data[4] = data[4] + b"\xe9"
     path.write_bytes(b"\n".join(data))
     return (["reproduce", "--path", str(package), "--out", str(package.parent / "tables")],
-            ["games.csv, line 5", "byte 0xe9"])
+            ["data/games.csv, line 5", "byte 0xe9"])
 
 
 CASES = {
