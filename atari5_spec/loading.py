@@ -57,7 +57,8 @@ class TableReadError(InputError):
         self.path, self.cells = path, cells
         line, column, text, kind = cells[0]
         more = f" (and {len(cells) - 1} more)" if len(cells) > 1 else ""
-        where = f"{path.parent.name}/{path.name}, line {line}"  # data/scores.csv, as the package names it + (f", column {column!r}" if column else "")
+        # Named as the package names it: data/scores.csv.
+        where = f"{path.parent.name}/{path.name}, line {line}" + (f", column {column!r}" if column else "")
         super().__init__(f"{where}: {text!r} is not a {kind}{more}")
 
 
