@@ -197,9 +197,9 @@ def read_version(coefficients_dir: Path, name: str) -> tuple[dict, dict[str, pd.
         known = ", ".join(read_index(coefficients_dir).get("versions", []))
         raise FileNotFoundError(f"no coefficient version {name!r} (known: {known})")
     content = yaml.safe_load((directory / "manifest.yaml").read_text(encoding="utf-8"))
-    # round_trip: older pandas (2.1) parse floats with a fast parser that can miss the last bit
-    tables = {field: pd.read_csv(directory / file, keep_default_na=False, na_values=[""], float_precision="round_trip")
-              for field, file in TABLE_FILES.items()}
+    from .loading import read_exact_csv  # pinned numbers back bit for bit, on every pandas
+
+    tables = {field: read_exact_csv(directory / file) for field, file in TABLE_FILES.items()}
     return content, tables
 
 

@@ -180,6 +180,8 @@ def output_file(path: Path | str, option: str = "--out") -> Path:
                          "remove the link or give another name")
     if path.is_dir():
         raise InputError(f"{option} {path}: is a folder: give a file name")
+    if path.exists() and not path.is_file():
+        raise InputError(f"{option} {path}: {regular_file_problem(path)}: give a plain file name")
     output_directory(path.parent if str(path.parent) else Path("."), option)
     return path
 

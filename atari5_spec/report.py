@@ -67,8 +67,8 @@ class Analyses(NamedTuple):
     out_of_fold: pd.DataFrame            # structure.out_of_fold_estimates of Atari-5 (10-fold CV)
     algorithm_names: pd.Series           # algorithm id -> published name
     smallest_eigenvalue: float           # of the pairwise-complete correlation matrix
-    # Hook for `atari5-spec evaluate` (not built yet): agents kept out of the fit, with columns
-    # algorithm_id, median and estimate (%). None until that evaluation exists; the report then says so.
+    # Agents outside the version's training set (atari5-spec evaluate), with columns
+    # algorithm_id, median and estimate (%); Go-Explore is drawn on its own.
     held_out: pd.DataFrame | None = None
 
 
@@ -103,6 +103,7 @@ def analyse(dataset, version: str = coef.PAPER_VERSION) -> Analyses:
             X, y, structure.subset_weights(subset_coefficients, "Atari-5").index),
         algorithm_names=dataset.algorithms.set_index("algorithm_id")["name"].astype(str),
         smallest_eigenvalue=structure.smallest_eigenvalue(correlations),
+        held_out=_held_out(dataset, version),
     )
 
 
@@ -453,6 +454,17 @@ def _fairness_tables(analyses: Analyses) -> tuple[pd.DataFrame, pd.DataFrame]:
     return summary, tests
 
 
+def _held_out(dataset, version: str) -> pd.DataFrame:
+    """The version's Atari-5 estimate of every held-out agent (atari5_spec.evaluation), Go-Explore aside."""
+    from .evaluation import version_errors
+
+    _, errors = version_errors(dataset, version)
+    held = errors[(errors["subset"] == "Atari-5") & (errors["kind"] == "held-out")
+                  & (errors["algorithm_id"] != structure.GO_EXPLORE_ID)]
+    return pd.DataFrame({"algorithm_id": held["agent"].to_numpy(), "median": held["true_median"].to_numpy(),
+                         "estimate": held["estimate"].to_numpy()})
+
+
 def _out_of_fold_table(analyses: Analyses) -> pd.DataFrame:
     in_sample, out_of_fold = analyses.fairness.algorithms, analyses.out_of_fold
     rows = [("in-sample (pinned coefficients)", len(in_sample), 100 * in_sample["abs_rel_err"].mean(),
@@ -500,10 +512,10 @@ def report_html(analyses: Analyses, pngs: dict[str, bytes]) -> str:
     flat = [names.get(g, g) for g in irt_result.items.index[~irt_result.items["discriminating"]]]
     skiing = (analyses.correlations["skiing"].drop("skiing").sort_values().head(6)
               .rename("pearson_r").rename_axis("game").reset_index())
-    held_out_note = ("Held-out agents: none yet. This needs the out-of-sample evaluation (atari5-spec "
-                     "evaluate), which is not built yet; they will be drawn here when it exists."
-                     if analyses.held_out is None else
-                     f"Held-out agents: {len(analyses.held_out)}, never trained on.")
+    held_out_note = ("Held-out agents: none." if analyses.held_out is None or not len(analyses.held_out) else
+                     f"Green diamonds: {len(analyses.held_out)} held-out agents, never trained on (results after "
+                     "2022, learning-curve budgets and entries the inclusion rule left out; atari5-spec evaluate "
+                     "lists them).")
     aggregates = analyses.aggregates
     aggregates = pd.DataFrame({
         "algorithm": [algorithm_names.get(a, a) for a in aggregates["algorithm_id"]],

@@ -413,8 +413,8 @@ def irt_analysis(responses: pd.DataFrame, regularised: bool = True,
 
 
 def published_irt_table(root: Path | None = None) -> pd.DataFrame:
-    """The IRT paper's Table 1 (published/irt_seed003_table1.csv) as numbers, indexed by game id; NaN where '-'."""
-    frame = pd.DataFrame(published_rows("irt_seed003_table1", root)).set_index("game_id")
+    """The IRT paper's Table 1 (published/irt_martinez_plumed_2017_table1.csv) as numbers, indexed by game id; NaN where '-'."""
+    frame = pd.DataFrame(published_rows("irt_martinez_plumed_2017_table1", root)).set_index("game_id")
     for column in ("difficulty", "discrimination"):
         frame[column] = pd.to_numeric(frame[column].replace("", np.nan))
     return frame

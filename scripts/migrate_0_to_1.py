@@ -16,6 +16,9 @@ What changes (a major version: columns are added, removed and retyped):
 * ``data/sources.csv``: new ``repository``, ``commit``, ``licence`` and
   ``curve_rule`` columns (the upstream commit of every table);
 * new resources ``data/seed_scores.csv`` and ``data/budget_scores.csv``;
+* ``published/irt_seed003_table1.csv`` becomes
+  ``published/irt_martinez_plumed_2017_table1.csv`` (resource
+  ``published-irt-martinez-plumed-2017``): papers are named by authors and year;
 * ``datapackage.json``: the new resources, hashes, and the version 1.0.0.
 
 A fork with rows of its own migrates the same way: every existing value is
@@ -51,6 +54,11 @@ NEW_RESOURCES = [
      "Per-seed scores at fixed training budgets (10M, 25M, 50M, 100M, 200M frames; 400k for Atari 100k), "
      "read off learning curves with the source's curve_rule."),
 ]
+# 1.0 names papers by authors and year, never by the order of a reading list.
+RENAMED_RESOURCES = {"published-irt-seed003": (
+    "published-irt-martinez-plumed-2017", "published/irt_martinez_plumed_2017_table1.csv",
+    "schemas/published-irt-martinez-plumed-2017.schema.json",
+    "Martinez-Plumed & Hernandez-Orallo (2017), Table 1 (as printed)")}
 # Protocol facts a 0.x import took from the entry's name or source table.
 NAME_FACTS = ("start_condition", "max_episode_frames", "training_frames")
 
@@ -149,7 +157,7 @@ def render(columns: list[str], rows: list[dict[str, str]]) -> str:
 
 
 def migrate(root: Path, backfill_path: Path) -> dict[str, str]:
-    """The new text of every file the migration writes (relative path -> text)."""
+    """The new text of every file the migration writes (relative path -> text; None: delete the file)."""
     descriptor = read_descriptor(root)
     if not descriptor["version"].startswith("0."):
         raise SystemExit(f"{root}: data package version {descriptor['version']} is not 0.x; nothing to migrate")
@@ -169,6 +177,13 @@ def migrate(root: Path, backfill_path: Path) -> dict[str, str]:
             at = next(i for i, r in enumerate(descriptor["resources"]) if r["name"] == "scores") + 1
             descriptor["resources"].insert(at, table_resource(name, path, schema, title, description))
     descriptor = interoperable(descriptor)
+    removed = []
+    for resource in descriptor["resources"]:
+        if resource["name"] in RENAMED_RESOURCES:
+            name, path, schema, title = RENAMED_RESOURCES[resource["name"]]
+            texts[path] = (root / resource["path"]).read_text(encoding="utf-8")
+            removed.append(resource["path"])
+            resource.update(name=name, path=path, schema=schema, title=title)
     descriptor["version"] = "1.0.0"
     for resource in descriptor["resources"]:
         if resource["path"] in texts:
@@ -176,6 +191,7 @@ def migrate(root: Path, backfill_path: Path) -> dict[str, str]:
         else:
             resource.update(file_stats(root / resource["path"]))
     texts["datapackage.json"] = descriptor_text(descriptor)
+    texts.update({path: None for path in removed})  # None: the file moved
     if unknown:
         print(f"note: backfill rows for entries not yet in the package (added by their contributions): {', '.join(unknown)}")
     return texts
@@ -195,7 +211,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     texts = migrate(args.package, args.backfill)
     for relative, text in texts.items():
-        write_text_atomic(args.package / relative, text)
+        if text is not None:
+            write_text_atomic(args.package / relative, text)
+    for relative, text in texts.items():
+        if text is None:
+            (args.package / relative).unlink()
     print(f"migrated {args.package} to data package 1.0.0 ({len(texts)} files written)")
     return 0
 

@@ -97,7 +97,10 @@ def test_out_of_fold_estimates_are_not_the_in_sample_ones(analyses):
     assert not np.allclose(oof["estimate"], in_sample.loc[oof.index, "estimate"])
     # Out-of-fold error is the honest one: larger on average than in-sample.
     assert oof["rel_err"].abs().mean() > in_sample["abs_rel_err"].mean()
-    assert analyses.held_out is None  # filled by the out-of-sample evaluation once it exists
+    # held-out agents (atari5-spec evaluate) are drawn beside them: never the training algorithms
+    held = analyses.held_out
+    assert len(held) and not set(held["algorithm_id"]) & set(oof.index)
+    assert {"dreamerv3", "ppo-dreamerv3", "muzero-curves"} <= set(held["algorithm_id"])
 
 
 def test_correlation_matrix_is_not_positive_semidefinite(analyses):

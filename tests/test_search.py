@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from atari5_spec import fitting, search
+from atari5_spec.search import exhaustive
 
 
 def synthetic(n_rows=62, n_games=14, seed=0, missing_games=6):
@@ -29,14 +30,14 @@ def synthetic(n_rows=62, n_games=14, seed=0, missing_games=6):
 @pytest.fixture(params=["tree", "direct"])
 def path(request, monkeypatch):
     """Run a test through the prefix tree (even on small searches) and through the direct fits."""
-    monkeypatch.setattr(search, "_DIRECT_UP_TO", 0 if request.param == "tree" else 10 ** 9)
+    monkeypatch.setattr(exhaustive, "_DIRECT_UP_TO", 0 if request.param == "tree" else 10 ** 9)
     return request.param
 
 
 @pytest.fixture
 def tree(monkeypatch):
     """Run a test through the prefix tree even if the search is small."""
-    monkeypatch.setattr(search, "_DIRECT_UP_TO", 0)
+    monkeypatch.setattr(exhaustive, "_DIRECT_UP_TO", 0)
 
 
 def reference_mse(X, y, columns):
@@ -160,11 +161,11 @@ def test_tree_and_direct_fits_agree_on_a_bigger_search(monkeypatch):
     """Enough games missing rows that nodes and pairs change their row set at every tree level; small
     buckets and batches, so that batches are also joined across buckets."""
     X, y = synthetic(seed=16, n_games=18, missing_games=10)
-    monkeypatch.setattr(search, "_DIRECT_UP_TO", 0)
-    monkeypatch.setattr(search, "_BUCKET_NODES", 10)
-    monkeypatch.setattr(search, "_PAIR_CHUNK", 2000)
+    monkeypatch.setattr(exhaustive, "_DIRECT_UP_TO", 0)
+    monkeypatch.setattr(exhaustive, "_BUCKET_NODES", 10)
+    monkeypatch.setattr(exhaustive, "_PAIR_CHUNK", 2000)
     by_tree = search.evaluate_all_subsets(X, y, range(18), 5, n_threads=2)
-    monkeypatch.setattr(search, "_DIRECT_UP_TO", 10 ** 9)
+    monkeypatch.setattr(exhaustive, "_DIRECT_UP_TO", 10 ** 9)
     direct = search.evaluate_all_subsets(X, y, range(18), 5)
     order = {tuple(sorted(subset)): i for i, subset in enumerate(direct.subsets.tolist())}
     matched = np.array([order[tuple(sorted(subset))] for subset in by_tree.subsets.tolist()])

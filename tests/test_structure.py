@@ -1,7 +1,7 @@
 """The seeds' other analyses (atari5_spec.structure) against the paper's printed figures.
 
 Expected numbers come from published/ (text_figures.csv, table08_algorithms.csv,
-irt_seed003_table1.csv). Where the data gives something else than the paper
+irt_martinez_plumed_2017_table1.csv). Where the data gives something else than the paper
 prints, the value the data gives is stated in docs/differences.md and read
 from there, so that the documentation and the code cannot drift apart.
 """
@@ -188,7 +188,7 @@ def test_go_explore_median_reproduces(dataset, paper, printed):
     assert case.algorithm_id not in paper["X"].index  # out of sample: never in the training table
 
 
-# --- seed 003: IRT -----------------------------------------------------------------------------
+# --- Martinez-Plumed & Hernandez-Orallo 2017: IRT -----------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -246,7 +246,7 @@ def test_unregularised_irt_is_still_available_and_says_it_separates(dataset):
     assert len(separated) >= 10 and result.items.loc[separated, "discrimination"].abs().min() > 10
 
 
-def test_irt_rank_correlation_with_seed003(irt_fit):
+def test_irt_rank_correlation_with_the_irt_paper(irt_fit):
     rc = irt_fit.rank_correlation
     print(f"Spearman rank correlation of difficulty with the IRT paper over {rc.n} games: "
           f"{rc.rho:.3f} (p = {rc.p_value:.3f})")
@@ -258,15 +258,15 @@ def test_irt_rank_correlation_with_seed003(irt_fit):
     assert rc.rho > 0.5 and rc.p_value < 0.01
 
 
-def test_seed003_table_transcription(dataset):
+def test_irt_paper_table_transcription(dataset):
     """49 printed games, 41 analysed; the 8 left out are those the seed's caption names."""
     import json
 
     from frictionless import Resource, Schema
 
     root = dataset.root
-    schema = json.loads((root / "schemas" / "published-irt-seed003.schema.json").read_text(encoding="utf-8"))
-    resource = Resource(path="published/irt_seed003_table1.csv", basepath=str(root),
+    schema = json.loads((root / "schemas" / "published-irt-martinez-plumed-2017.schema.json").read_text(encoding="utf-8"))
+    resource = Resource(path="published/irt_martinez_plumed_2017_table1.csv", basepath=str(root),
                         schema=Schema.from_descriptor(schema))
     report = resource.validate()
     assert report.valid, report.flatten(["rowNumber", "fieldName", "note"])
@@ -279,7 +279,7 @@ def test_seed003_table_transcription(dataset):
     assert set(table.index) <= set(training.canonical_games(dataset.games))
 
 
-# --- seed 004 / rliable: aggregates ---------------------------------------------------------------
+# --- Bellemare et al. 2013 / rliable: aggregates ---------------------------------------------------------------
 
 
 def test_table8_medians_through_aggregates(dataset, paper):

@@ -70,9 +70,9 @@ def calibration_mismatches(dataset, version: str, tolerance: float) -> tuple[int
     """(rows compared, mismatches) between calibration/<version>.csv and the errors recomputed from the data."""
     from . import version_errors
 
-    # round_trip: older pandas parse floats with a fast parser that can miss the last bit
-    pinned = pd.read_csv(dataset.root / "calibration" / f"{version}.csv", keep_default_na=False, na_values=[""],
-                         float_precision="round_trip")
+    from ..loading import read_exact_csv
+
+    pinned = read_exact_csv(dataset.root / "calibration" / f"{version}.csv")
     _, errors = version_errors(dataset, version)
     merged = pinned.merge(errors, on=["subset", "agent"], how="left", suffixes=("", "_computed"), indicator=True)
     problems = []

@@ -1,0 +1,272 @@
+"""Row sets: everything that depends on which rows a subset is fitted on.
+
+A subset is fitted on its complete rows, with KFold over exactly those rows;
+``RowSets`` builds each distinct row set's fold tables once, and the
+functions below rebuild tree states or finish subsets on a smaller row set.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Sequence
+
+import numpy as np
+
+from ..fitting import kfold_test_folds
+from .kernels import _held_out_sse, _sweep_first, _Triangle, _upper_pairs
+
+# Arrays processed in one numpy call are kept around this many elements so
+# that the working set stays in the CPU cache.
+_CHUNK_ELEMENTS = 1 << 17
+
+
+class _RowSets:
+    """The distinct sets of complete rows met in a search, each with its fold tables.
+
+    Columns are numbered by position in ``pool`` (the search order); the
+    root state of row set i is ``S_roots[i], T_roots[i]``, of shape
+    (n+1, n+1, folds) over [pool..., y], built from that row set's KFold
+    split, with the always games already swept out. NaNs are zero-filled: a
+    column is only used with row sets on which it is complete
+    (``compatible[i]``). Tables are added on first use, all those met by one
+    call together (``_add``); arrays are only appended to or replaced, so
+    worker threads may read them while another adds.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, always: Sequence[int], pool: Sequence[int],
+                 n_splits: int, seed: int):
+        always, pool = list(always), list(pool)
+        self.n_splits, self.seed, self.n_always = n_splits, seed, len(always)
+        self.n_columns = len(pool)
+        self.base = ~np.isnan(y) & ~np.isnan(X[:, always]).any(axis=1)
+        self.present = ~np.isnan(X[:, pool])                      # (rows, n)
+        self.Z = np.nan_to_num(np.column_stack([X[:, always], X[:, pool], y]))
+        self.ids_by_mask: dict[bytes, int] = {}
+        self.masks = np.empty((0, len(self.Z)), bool)
+        self._narrowed = np.empty((0, self.n_columns), np.intp)    # row set x column -> row set, -1: unknown
+        self.S_roots: list[np.ndarray] = []                      # per row set, (n+1, n+1, folds)
+        self.T_roots: list[np.ndarray] = []
+        self.grams: list[np.ndarray] = []                        # all-rows Z'Z, for coefficients
+        self.weights = np.empty((0, n_splits))                   # 1 / (folds * test rows)
+        self.compatible = np.empty((0, self.n_columns), bool)
+        self.n_rows = np.empty(0, np.intp)
+        self._lock = threading.Lock()
+
+    def ids(self, columns: np.ndarray) -> np.ndarray:
+        """Row-set id of each row of ``columns`` (m, d): rows where base and all d columns are present."""
+        columns = np.asarray(columns, dtype=np.intp).reshape(len(columns), -1)
+        return self._ids(self.base[None, :] & self.present[:, columns].all(axis=-1).T)
+
+    def narrow(self, ids: np.ndarray, columns) -> np.ndarray:
+        """Row sets ``ids`` each intersected with the rows where pool column ``columns`` (one or one each)
+        is present."""
+        ids = np.asarray(ids, np.intp)
+        columns = np.broadcast_to(np.asarray(columns, np.intp), ids.shape)
+        result = self._narrowed[ids, columns]     # the table covers every id handed out so far
+        unknown = result < 0
+        if unknown.any():
+            keys, inverse = np.unique(ids[unknown] * self.n_columns + columns[unknown], return_inverse=True)
+            row_sets, new_columns = np.divmod(keys, self.n_columns)
+            found = self._ids(self.masks[row_sets] & self.present[:, new_columns].T)
+            with self._lock:
+                self._narrowed[row_sets, new_columns] = found
+            result[unknown] = found[inverse.ravel()]
+        return result
+
+    def _ids(self, masks: np.ndarray) -> np.ndarray:
+        """Row-set id of each row mask (m, rows), adding the tables of new ones."""
+        packed = np.packbits(masks, axis=1)
+        keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        with self._lock:
+            new = [i for i in first if keys[i].tobytes() not in self.ids_by_mask]
+            if new:
+                self._add(masks[new])
+                for offset, i in enumerate(new):
+                    self.ids_by_mask[keys[i].tobytes()] = len(self.masks) - len(new) + offset
+            table = np.array([self.ids_by_mask[keys[i].tobytes()] for i in first], dtype=np.intp)
+        return table[inverse.ravel()]
+
+    def _add(self, masks: np.ndarray) -> None:
+        """Tables of new row sets (one mask each), all built together: call with the lock held."""
+        m, (folds, q) = len(masks), (self.n_splits, self.Z.shape[1])
+        counts = masks.sum(axis=1)
+        usable = np.flatnonzero(counts >= folds)                     # enough rows to cross-validate
+        # each fold's test rows, padded with zero rows to the largest fold: then T is one small
+        # product per fold (a few big products would wake up, and leave spinning, the BLAS threads)
+        tests = np.zeros((m, folds, -(-counts.max(initial=0) // folds), q))
+        weights = np.full((m, folds), np.nan)
+        for i in usable:
+            fold, place = _fold_places(int(counts[i]), folds, self.seed)
+            tests[i, fold, place] = self.Z[masks[i]]
+            weights[i] = 1.0 / (folds * np.bincount(fold, minlength=folds))
+        T = np.matmul(tests.transpose(0, 1, 3, 2), tests)                  # (m, folds, q, q)
+        grams = T.sum(axis=1)                                              # the folds cover all rows
+        T = np.ascontiguousarray(np.moveaxis(T, 1, -1))                    # (m, q, q, folds)
+        S = grams[..., None] - T                                           # train = all rows - test rows
+        for i in np.flatnonzero(counts < folds):
+            grams[i] = self.Z[masks[i]].T @ self.Z[masks[i]]
+            S[i] = T[i] = np.nan
+        for i in range(m):
+            S_root, T_root = S[i], T[i]
+            for _ in range(self.n_always):
+                S_root, T_root = _sweep_first(S_root, T_root)
+            self.S_roots.append(S_root)
+            self.T_roots.append(T_root)
+            self.grams.append(grams[i])
+        compatible = ~(masks[:, :, None] & ~self.present[None, :, :]).any(axis=1)
+        narrowed = np.full((len(self.masks) + len(masks), self.n_columns), -1, np.intp)
+        narrowed[:len(self._narrowed)] = self._narrowed
+        # small per-row-set arrays are replaced, never modified in place (except the -1 entries of
+        # ``_narrowed``), so readers always see a consistent one
+        self.masks = np.vstack([self.masks, masks])
+        self.weights = np.vstack([self.weights, weights])
+        self.compatible = np.vstack([self.compatible, compatible])
+        self.n_rows = np.append(self.n_rows, counts)
+        self._narrowed = narrowed
+
+
+@functools.lru_cache(maxsize=None)
+def _fold_places(n_rows: int, n_splits: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(fold, place within the fold's test rows) of each of n_rows rows, as ``kfold_test_folds``.
+
+    The split depends only on the row count, and is asked for again by
+    every search: kept (a few kilobytes).
+    """
+    fold, place = np.empty(n_rows, np.intp), np.empty(n_rows, np.intp)
+    for f, test in enumerate(kfold_test_folds(n_rows, n_splits, seed)):
+        fold[test], place[test] = f, np.arange(len(test))
+    fold.flags.writeable = place.flags.writeable = False
+    return fold, place
+
+
+def _runs(ids: np.ndarray) -> list[tuple[int, int]]:
+    """(lo, hi) of each run of equal values in ``ids``."""
+    starts = np.flatnonzero(np.diff(ids, prepend=-1) != 0) if len(ids) else np.empty(0, np.intp)
+    return list(zip(starts.tolist(), [*starts[1:].tolist(), len(ids)]))
+
+
+def _swept_rows(rowsets: _RowSets, ids: np.ndarray, swept: np.ndarray, first: int):
+    """The sweeps of the columns ``swept`` (m, d) of each node out of its row set's root, as vectors.
+
+    Sweeping d columns P out of a root is a rank-d update of what remains:
+    with x_i the row of column P_i after the first i - 1 sweeps,
+    p_i = x_i / x_i[P_i] and u_i as in ``_sweep_first``,
+      S = S_root - sum_i x_i p_i',   T = T_root - sum_i (p_i u_i' + u_i p_i').
+    Only the d rows of P need sweeping one after another. Returns (order,
+    vectors): nodes in order of row set, and the d triples (x_i, p_i, u_i)
+    over the columns first..n-1 and y, each (n + 1 - first, m, folds).
+    Only the gathers are done per row set (nodes sharing one are few).
+    """
+    n, d = rowsets.n_columns, swept.shape[1]
+    order = np.argsort(ids, kind="stable")
+    S_rows, T_rows = [], []
+    for lo, hi in _runs(ids[order]):
+        nodes = order[lo:hi]
+        S_root, T_root = rowsets.S_roots[ids[nodes[0]]], rowsets.T_roots[ids[nodes[0]]]
+        P = swept[nodes].T                                                       # (d, nodes)
+        columns = np.concatenate([P, np.broadcast_to(np.arange(first, n + 1)[:, None], (n + 1 - first, hi - lo))])
+        S_rows.append(S_root[P[:, None, :], columns[None, :, :]])                # (d, d + size, nodes, folds)
+        T_rows.append(T_root[P[:, None, :], columns[None, :, :]])
+    S_rows, T_rows = np.concatenate(S_rows, axis=2), np.concatenate(T_rows, axis=2)
+    vectors = []
+    for i in range(d):
+        x, t = S_rows[i], T_rows[i]
+        p = x / x[i]
+        u = t - 0.5 * t[i] * p
+        for later in range(i + 1, d):                                            # sweep the other rows of P
+            S_rows[later] -= x[later] * p
+            T_rows[later] -= p[later] * u + u[later] * p
+        vectors.append((x[d:], p[d:], u[d:]))
+    return order, vectors
+
+
+def _fresh_states(rowsets: _RowSets, ids: np.ndarray, swept: np.ndarray, first: int) -> list[tuple]:
+    """States over [first..n-1, y] after sweeping ``swept`` (m, d), each node on its row set ``ids``.
+
+    Returns (nodes, S, T) blocks, each for some of the m nodes, of shape
+    (size, size, nodes, folds), the root's entries broadcast over the nodes
+    of a row set (see ``_swept_rows``). The blocks are computed as new
+    contiguous arrays, a few nodes at a time so that the passes over them
+    stay in the CPU cache: numpy is much slower writing into a slice of a
+    bigger node axis, and assembling the blocks would cost another pass.
+    """
+    size, d = rowsets.n_columns + 1 - first, swept.shape[1]
+    order, vectors = _swept_rows(rowsets, ids, swept, first)
+    step = max(1, _CHUNK_ELEMENTS // (size * size * rowsets.n_splits))
+    blocks = []
+    for run_lo, hi in _runs(ids[order]):
+        S_root, T_root = rowsets.S_roots[ids[order[run_lo]]], rowsets.T_roots[ids[order[run_lo]]]
+        for lo in range(run_lo, hi, step):
+            part = slice(lo, min(hi, lo + step))
+            if d == 0:
+                count = part.stop - part.start
+                S = np.repeat(S_root[first:, first:, None], count, axis=2)
+                T = np.repeat(T_root[first:, first:, None], count, axis=2)
+            else:
+                for i, (x, p, u) in enumerate(vectors):
+                    x, p, u = x[:, part], p[:, part], u[:, part]
+                    if i == 0:
+                        S, T = x[:, None] * p[None, :], p[:, None] * u[None, :]
+                    else:
+                        S += x[:, None] * p[None, :]
+                        T += p[:, None] * u[None, :]
+                np.subtract(S_root[first:, first:, None], S, out=S)
+                np.subtract(T_root[first:, first:, None], T + np.swapaxes(T, 0, 1), out=T)
+            blocks.append((order[part], S, T))
+    return blocks
+
+
+def _single_mse(rowsets: _RowSets, ids: np.ndarray, swept: np.ndarray, first: int) -> np.ndarray:
+    """CV MSE (n - first, m) of each node (row set ``ids``, swept columns (m, d)) plus one column c >= first.
+
+    The sweeps of ``_swept_rows``, but forming only what a one-column finish
+    needs: for each c the swept s_cc, s_cy, t_cc, t_cy, and t_yy. Then
+    beta = s_cy / s_cc and the held-out SSE is t_yy - beta (2 t_cy - beta t_cc).
+    This costs O(d^2 n) per node, not O(n^2): about half a direct fit per subset.
+    """
+    n, m, folds = rowsets.n_columns, len(ids), rowsets.n_splits
+    c = np.arange(first, n)
+    order, vectors = _swept_rows(rowsets, ids, swept, first)
+    entries = []                                       # the roots' s_cc, s_cy, t_cc, t_cy, t_yy, per node
+    for lo, hi in _runs(ids[order]):
+        S_root, T_root = rowsets.S_roots[ids[order[lo]]], rowsets.T_roots[ids[order[lo]]]
+        run = np.concatenate([S_root[c, c], S_root[c, n], T_root[c, c], T_root[c, n], T_root[n, n][None]])
+        entries.append(np.broadcast_to(run[:, None], (len(run), hi - lo, folds)))
+    entries = np.concatenate(entries, axis=1)
+    s_cc, s_cy, t_cc, t_cy = entries[:-1].reshape(4, len(c), m, folds)
+    t_yy = entries[-1]
+    for x, p, u in vectors:
+        (x_c, x_y), (p_c, p_y), (u_c, u_y) = ((v[:-1], v[-1]) for v in (x, p, u))
+        s_cc, s_cy = s_cc - x_c * p_c, s_cy - x_c * p_y
+        t_cc, t_cy, t_yy = t_cc - 2 * p_c * u_c, t_cy - (p_c * u_y + u_c * p_y), t_yy - 2 * p_y * u_y
+    beta = s_cy / s_cc
+    sse = t_yy - beta * (2 * t_cy - beta * t_cc)
+    mse = np.empty((n - first, m))
+    mse[:, order] = np.einsum("cnf,nf->cn", sse, rowsets.weights[ids[order]])
+    return mse
+
+
+def _direct_mse(rowsets: _RowSets, positions: np.ndarray, ids: np.ndarray | None = None):
+    """(CV MSE, row-set ids) of arbitrary subsets (m, k) of pool positions, each fitted from scratch."""
+    positions = np.asarray(positions, np.intp)
+    ids = rowsets.ids(positions) if ids is None else np.asarray(ids, np.intp)
+    by_row_set = np.argsort(ids, kind="stable")
+    q, folds = rowsets.n_columns + 1, rowsets.n_splits
+    size = positions.shape[1] + 1
+    upper = np.array(_upper_pairs(size)).T                                       # (2, entries)
+    mse = np.empty(len(positions))
+    step = max(1, 4 * _CHUNK_ELEMENTS // (folds * upper.shape[1]))
+    for lo in range(0, len(positions), step):
+        part = by_row_set[lo:lo + step]
+        part_ids = ids[part]
+        columns = np.column_stack([positions[part], np.full(len(part), q - 1)])
+        flat = (columns[:, upper[0]] * q + columns[:, upper[1]]).T                # (entries, part)
+        S = np.concatenate([np.take(rowsets.S_roots[part_ids[a]].reshape(-1, folds), flat[:, a:b], axis=0)
+                            for a, b in _runs(part_ids)], axis=1)
+        T = np.concatenate([np.take(rowsets.T_roots[part_ids[a]].reshape(-1, folds), flat[:, a:b], axis=0)
+                            for a, b in _runs(part_ids)], axis=1)
+        sse = _held_out_sse(_Triangle(S, size), _Triangle(T, size))
+        mse[part] = np.einsum("nf,nf->n", sse, rowsets.weights[part_ids])
+    return mse, ids

@@ -1,0 +1,182 @@
+"""Choosing the best admissible subset from a search's ranking, and the searches that feed it.
+
+``top_subsets`` runs an exhaustive search as tasks (``tasks``) wherever they
+are sent (``engine``) and keeps the best ``keep`` subsets by fast CV MSE.
+``search_best`` then walks up that ranking until it meets an admissible
+model (no negative coefficient), re-scores every subset within a relative
+1e-6 of it, whose coefficients are not clearly negative, with the exact
+reference code, and picks the smallest exact CV MSE, ties going to the
+lexicographically smallest column tuple. When the kept subsets are not
+enough to decide (no admissible one among them, or near ties reaching past
+the last one) it searches again keeping eight times more, so the choice is
+always the one over all subsets. A rank-deficient subset (e.g. two
+identical games) gets CV MSE NaN and is never chosen.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from ..fitting import N_SPLITS, SEED, cross_validate, fit_no_intercept
+from .engine import map_tasks
+from .exhaustive import Progress, SubsetScores
+from .rowsets import _direct_mse, _RowSets
+from .tasks import KEEP, make_problem, plan_tasks, run_task
+from .topn import TopSubsets, empty_top, merge_top
+
+# Re-score exactly every subset whose fast CV MSE is within this relative
+# distance of the best admissible one: far above the fast path's rounding
+# error (~1e-13), so a near-tie can never be decided by rounding.
+TIE_RTOL = 1e-6
+# A coefficient from the fast solve above -COEFFICIENT_ATOL may still be >= 0 exactly: re-checked.
+COEFFICIENT_ATOL = 1e-9
+
+
+def evaluate_subsets(X: np.ndarray, y: np.ndarray, subsets: np.ndarray, always: Sequence[int] = (),
+                     n_splits: int = N_SPLITS, seed: int = SEED) -> SubsetScores:
+    """CV MSE, full-data coefficients and admissibility of each given subset (m, k) of columns of X.
+
+    Each subset is fitted on its own complete rows from scratch (no sharing),
+    so any list of subsets works; coefficients follow the subset's column
+    order with the always games appended.
+    """
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    subsets = np.asarray(subsets, np.intp)
+    pool = np.unique(subsets)
+    rowsets = _RowSets(X, y, always, pool, n_splits, seed)
+    positions = np.searchsorted(pool, subsets)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mse, ids = _direct_mse(rowsets, positions)
+    # coefficients: normal equations on all complete rows (Z columns: always, pool, y)
+    n_always = len(always)
+    columns = np.concatenate([positions + n_always, np.broadcast_to(np.arange(n_always), (len(ids), n_always))],
+                             axis=1)
+    grams = np.array(rowsets.grams)                                          # (row sets, q, q)
+    lhs = grams[ids[:, None, None], columns[:, :, None], columns[:, None, :]]
+    rhs = grams[ids[:, None], columns, -1]
+    with np.errstate(all="ignore"):
+        try:
+            coefficients = np.linalg.solve(lhs, rhs[..., None])[..., 0]
+        except np.linalg.LinAlgError:   # a singular subset: fall back to one at a time
+            coefficients = np.array([np.linalg.lstsq(l, r, rcond=None)[0] for l, r in zip(lhs, rhs)])
+    return SubsetScores(subsets, mse, rowsets.n_rows[ids], coefficients, np.all(coefficients >= 0, axis=1))
+
+
+def _exact(X: np.ndarray, y: np.ndarray, columns: Sequence[int], n_splits: int, seed: int):
+    """(CV MSE, admissible) from the reference code, for the final decision."""
+    columns = list(columns)
+    rows = ~np.isnan(y) & ~np.isnan(X[:, columns]).any(axis=1)
+    coefficients = fit_no_intercept(X[rows][:, columns], y[rows])
+    return cross_validate(X[rows][:, columns], y[rows], n_splits, seed)[0], bool(np.all(coefficients >= 0))
+
+
+def top_subsets(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int, always: Sequence[int] = (),
+                n_splits: int = N_SPLITS, seed: int = SEED, keep: int = KEEP, *, progress: Progress | None = None,
+                n_threads: int | None = None, processes: int = 0, scheduler: Any = None,
+                depth: int | None = None) -> TopSubsets:
+    """The ``keep`` best k-subsets of ``pool`` by fast CV MSE, in memory independent of how many there are.
+
+    Same arguments as ``evaluate_all_subsets``. The search is cut into
+    tasks by prefix (``tasks.plan_tasks``; ``depth`` overrides the prefix
+    length, for tests). Tasks run here one after another with ``n_threads``
+    threads each (default), on ``processes`` local processes, or on the
+    Dask cluster at ``scheduler`` (an address or a ``distributed.Client``),
+    one thread per task there. The result is the same wherever they run.
+    """
+    problem = make_problem(X, y, pool, k, always, n_splits, seed, keep)
+    tasks = plan_tasks(problem, depth)
+    total = sum(task.n_subsets for task in tasks)
+    merged, done = empty_top(k), 0
+    if scheduler is None and (processes <= 1 or len(tasks) == 1):
+        for task in tasks:
+            def report(count, _, done=done):
+                if progress is not None:
+                    progress(done + count, total)
+            merged = merge_top([merged, run_task(problem, task, n_threads, report)], keep)
+            done += task.n_subsets
+        return merged
+
+    def finished(index: int, top: TopSubsets) -> None:
+        nonlocal merged, done          # merged as results come: the order does not change the merge
+        merged = merge_top([merged, top], keep)
+        done += tasks[index].n_subsets
+        if progress is not None:
+            progress(done, total)
+    map_tasks(functools.partial(run_task, problem), tasks, scheduler=scheduler, processes=processes,
+              on_done=finished, keep_results=False)
+    return merged
+
+
+class SearchResult(NamedTuple):
+    """The chosen subset (column indices, ascending) and the ranking it was chosen from."""
+
+    best: tuple[int, ...]
+    top: TopSubsets
+
+
+def search_best(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int, always: Sequence[int] = (),
+                n_splits: int = N_SPLITS, seed: int = SEED, keep: int = KEEP, *, progress: Progress | None = None,
+                n_threads: int | None = None, processes: int = 0, scheduler: Any = None,
+                depth: int | None = None) -> SearchResult:
+    """The admissible k-subset of ``pool`` with the lowest CV MSE (as ``best_subset``), any k, anywhere.
+
+    Arguments as ``top_subsets``; raises ValueError when no subset is admissible.
+    """
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    while True:
+        top = top_subsets(X, y, pool, k, always, n_splits, seed, keep, progress=progress, n_threads=n_threads,
+                          processes=processes, scheduler=scheduler, depth=depth)
+        best = _choose(X, y, top, always, n_splits, seed)
+        if best is not None:
+            return SearchResult(best, top)
+        keep *= 8
+
+
+def _choose(X: np.ndarray, y: np.ndarray, top: TopSubsets, always: Sequence[int], n_splits: int,
+            seed: int) -> tuple[int, ...] | None:
+    """The best admissible subset, or None when ``top`` has too few subsets to be sure of it."""
+    if not len(top.cv_mse):
+        raise ValueError("no admissible subset: no subset can be fitted (too few rows, or singular)")
+    checked = evaluate_subsets(X, y, top.subsets, always, n_splits, seed)
+    # 1. walk up the fast ranking until an admissible model turns up
+    if not checked.admissible.any():
+        if top.complete:
+            raise ValueError("no admissible subset")
+        return None
+    best_fast = top.cv_mse[np.argmax(checked.admissible)]
+    # 2. settle near ties, and any coefficient too close to zero to trust the fast solve's sign,
+    #    with the exact reference code (subsets clearly inadmissible are left out)
+    near = np.flatnonzero(top.cv_mse <= best_fast * (1 + TIE_RTOL))
+    if len(near) == len(top.cv_mse) and not top.complete:
+        return None                    # near ties may go on past the last subset kept
+    near = near[checked.coefficients[near].min(axis=1) > -COEFFICIENT_ATOL]
+    candidates = []
+    for subset in top.subsets[near]:
+        columns = tuple(int(c) for c in subset)
+        exact_mse, admissible = _exact(X, y, list(columns) + list(always), n_splits, seed)
+        if admissible:
+            candidates.append((exact_mse, columns))
+    if not candidates:   # the fast and exact admissibility disagreed on a zero coefficient
+        raise ValueError("admissibility of the best subset is numerically ambiguous")
+    return min(candidates)[1]
+
+
+def best_subset(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int, always: Sequence[int] = (),
+                n_splits: int = N_SPLITS, seed: int = SEED, progress: Progress | None = None,
+                n_threads: int | None = None) -> tuple[int, ...]:
+    """Column indices (ascending) of the admissible k-subset of ``pool`` with the lowest CV MSE.
+
+    ``always`` games are part of every model (and of the admissibility
+    check) but not of the returned tuple. Runs in this process with
+    ``n_threads`` threads; ``search_best`` can send the work elsewhere.
+    """
+    return search_best(X, y, pool, k, always, n_splits, seed, progress=progress, n_threads=n_threads).best
+
+
+def searchable_games(columns: Sequence[str], excluded: Sequence[str] = ("surround",)) -> list[str]:
+    """Game columns whose id contains none of the ``excluded`` substrings (the paper drops Surround)."""
+    return [c for c in columns if not any(e in c for e in excluded)]
+
