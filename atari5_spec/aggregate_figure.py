@@ -72,7 +72,10 @@ def plot_run_aggregates(result: RunAggregates):
 
 def write_run_aggregates_figure(result: RunAggregates, path: str | Path) -> Path:
     """Draw :func:`plot_run_aggregates` to a PNG at ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    plot_run_aggregates(result).savefig(path, dpi=100, metadata=PNG_METADATA)
-    return path
+    import io
+
+    from .paths import write_output
+
+    buffer = io.BytesIO()
+    plot_run_aggregates(result).savefig(buffer, format="png", dpi=100, metadata=PNG_METADATA)
+    return write_output(path, buffer.getvalue(), "--figure")  # the output policy: no links, not in a package

@@ -54,8 +54,10 @@ def _cmd_reproduce(args) -> int:
     from . import coefficients as coef
     from . import training
     from .loading import load
+    from .paths import output_directory
     from .reproduction import reproduce_tables, write_tables
 
+    output_directory(args.out)  # the output policy, checked before the work (and again when writing)
     dataset = load(args.path)
     content, tables = coef.read_version(dataset.root / "coefficients", args.coefficients or coef.PAPER_VERSION)
     rows = training.training_rows(dataset, pool_only=True)
@@ -240,7 +242,10 @@ def _cmd_report(args) -> int:
     from .loading import load
     from .report import analyse, require_matplotlib, write_report
 
+    from .paths import output_directory
+
     require_matplotlib()  # fail before the analyses when the plot extra is missing
+    output_directory(args.out)  # the output policy, checked before the analyses (and again when writing)
     written = write_report(analyse(load(args.path)), args.out)
     for path in written:
         print(f"wrote {path}")

@@ -190,7 +190,9 @@ def default_version(coefficients_dir: Path) -> str:
 
 def read_version(coefficients_dir: Path, name: str) -> tuple[dict, dict[str, pd.DataFrame]]:
     """(manifest, tables) of a pinned version; tables keyed like FittedVersion fields."""
-    directory = Path(coefficients_dir) / name
+    from .paths import package_file
+
+    directory = package_file(coefficients_dir, name, "the coefficient version")  # never a folder outside
     if not (directory / "manifest.yaml").is_file():
         known = ", ".join(read_index(coefficients_dir).get("versions", []))
         raise FileNotFoundError(f"no coefficient version {name!r} (known: {known})")

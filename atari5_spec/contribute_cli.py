@@ -34,12 +34,15 @@ def _cmd_curves(args) -> int:
 
     from .curves import curve_rows, parse_budget, read_runs, rule_text
     from .errors import InputError
-    from .writing import csv_text, write_text_atomic
+    from .paths import output_file, write_output
+    from .writing import csv_text
 
     budgets = [parse_budget(b) for b in args.budgets.split(",") if b.strip()]
     final = parse_budget(args.final)
     if args.points < 1:
         raise InputError("--points must be at least 1")
+    if args.out:
+        output_file(args.out)  # refused before the work: inside a data package, a link, a folder
     runs = read_runs(args.runs)
     rows = curve_rows(runs, budgets, final, args.points)
     if not rows:
@@ -47,7 +50,7 @@ def _cmd_curves(args) -> int:
     columns = ["game", "seed", "training_frames", "score", "points", "first_frame", "last_frame", "provenance"]
     text = csv_text(columns, ([r[c] for c in columns] for r in rows))
     if args.out:
-        write_text_atomic(args.out, text)
+        write_output(args.out, text)
     else:
         sys.stdout.write(text)
     counted = len({(r["game"], r["seed"]) for r in rows if r["training_frames"] == final})

@@ -24,7 +24,6 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-import json
 import math
 from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
@@ -35,6 +34,7 @@ __all__ = ["Run", "BudgetScore", "RULE", "DEFAULT_POINTS", "EPISODE_FRAMES", "pa
            "budget_score", "curve_rows", "rule_text", "format_frames"]
 
 DEFAULT_POINTS = 5
+MAX_CURVES_BYTES = 512 << 20  # a curves file, unpacked: the largest study imported (57 games x 5 seeds) is far below
 EPISODE_FRAMES = 108_000  # the standard evaluation episode cap: 30 minutes at 60 Hz
 REACH_FRACTION = 0.025
 RULE = ("per run, the mean of the last {points} curve points (non-null returns) at or below the budget B; "
@@ -143,22 +143,27 @@ def _runs_from_csv(text: str, label: str) -> list[Run]:
 def read_runs(path: str | Path) -> list[Run]:
     """Learning curves from a JSON list of runs (``{task, seed, xs, ys}``, optionally gzipped) or a CSV
     with columns ``game,seed,frames,return`` (one row per logged point)."""
+    from .limits import load_json
+    from .paths import read_regular_file
+
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"{path}: cannot be read ({error.strerror})") from None
+    data = read_regular_file(path, str(path), MAX_CURVES_BYTES)  # a pipe or device is refused before opening
     if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+                data = unpacked.read(MAX_CURVES_BYTES + 1)  # bounded: a small file may unpack to gigabytes
+        except (OSError, EOFError) as error:
+            raise InputError(f"{path}: not a valid gzip file ({error})") from None
+        if len(data) > MAX_CURVES_BYTES:
+            raise InputError(f"{path}: unpacks to more than {MAX_CURVES_BYTES:,} bytes: give the curves of one study")
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}, line {line}: not UTF-8 (byte {data[error.start]:#04x})") from None
     if text.lstrip().startswith("["):
-        try:
-            return _runs_from_json(json.loads(text), str(path))
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path}, line {error.lineno}: not valid JSON ({error.msg})") from None
+        # Depth and number limits; NaN returns (a logged NaN) are read and handled like the json module did.
+        return _runs_from_json(load_json(text, str(path), allow_nan=True), str(path))
     return _runs_from_csv(text, str(path))
 
 

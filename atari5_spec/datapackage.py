@@ -8,11 +8,15 @@ wheel carries the same files in ``atari5_spec/package``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+from .errors import InputError
+from .paths import package_file, package_target, read_regular_file
 
 
 __all__ = ["package_root", "read_descriptor", "descriptor_text", "refresh_resource_stats",
-           "bump_version", "resource_path", "schema_of", "table_resource", "CSV_DIALECT"]
+           "bump_version", "resource_path", "schema_of", "DescriptorError", "table_resource", "CSV_DIALECT"]
 
 DESCRIPTOR = "datapackage.json"
 
@@ -53,8 +57,88 @@ def table_resource(name: str, path: str, schema: str, title: str, description: s
     return entry
 
 
+class DescriptorError(InputError):
+    """datapackage.json (or a schema it names) that cannot be used; the message names the file and the fix."""
+
+
+def read_json_file(root: Path, relative: str, where: str):
+    """A JSON file inside the package, under the path policy and the limits (size, nesting, numbers)."""
+    from .limits import MAX_DESCRIPTOR_BYTES, load_json
+
+    path = package_file(root, relative, where)
+    data = read_regular_file(path, relative, MAX_DESCRIPTOR_BYTES)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise DescriptorError(f"{relative}, line {line}: is not UTF-8 (byte {data[error.start]:#04x}): "
+                              "save the file as UTF-8") from None
+    return load_json(text, relative)
+
+
+def descriptor_shape_problem(descriptor) -> str | None:
+    """What makes a parsed datapackage.json unusable by this project (None when it is usable)."""
+    if not isinstance(descriptor, dict):
+        return f"the descriptor is a JSON {type(descriptor).__name__}, not an object {{...}}"
+    if not isinstance(descriptor.get("version"), str) or not re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+",
+                                                                           descriptor["version"], re.ASCII):
+        return "'version' must be a text MAJOR.MINOR.PATCH of ASCII digits (e.g. \"1.2.0\")"
+    resources = descriptor.get("resources")
+    if not isinstance(resources, list):
+        return f"'resources' must be a list of resources, not a {type(resources).__name__}"
+    seen: dict[str, str] = {}
+    names: set[str] = set()
+    for index, resource in enumerate(resources):
+        if not isinstance(resource, dict):
+            return f"resources[{index}] must be an object, not a {type(resource).__name__}"
+        name, path = resource.get("name"), resource.get("path")
+        if not isinstance(name, str) or not isinstance(path, str):
+            return f"resources[{index}] needs a text 'name' and a text 'path'"
+        if not isinstance(resource.get("schema"), (str, dict)):
+            return f"resource {name!r} needs a 'schema' (a path into schemas/ or an object)"
+        if name in names:
+            return f"two resources are named {name!r}: each resource has its own name"
+        names.add(name)
+        if path in seen:
+            return f"resources {seen[path]!r} and {name!r} have the same path {path!r}: each file is one resource"
+        seen[path] = name
+    return None
+
+
+FIELD_TYPES = ("string", "number", "integer", "boolean")  # the Table Schema types this package uses
+
+
+def schema_shape_problem(schema) -> str | None:
+    """What makes a Table Schema unusable by the loader and the validator (None when it is usable)."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("fields"), list):
+        return "it has no list of 'fields'"
+    for index, field in enumerate(schema["fields"]):
+        if not isinstance(field, dict) or not isinstance(field.get("name"), str):
+            return f"fields[{index}] needs a text 'name'"
+        if field.get("type", "string") not in FIELD_TYPES:
+            return f"field {field['name']!r} has the type {field.get('type')!r} (use one of {', '.join(FIELD_TYPES)})"
+        if not isinstance(field.get("constraints", {}), dict):
+            return f"field {field['name']!r}: 'constraints' must be an object"
+    return None
+
+
 def read_descriptor(root: Path) -> dict:
-    return json.loads((Path(root) / DESCRIPTOR).read_text(encoding="utf-8"))
+    """datapackage.json of the package at ``root``, checked: its shape, and every path in it under the path policy.
+
+    Raises DescriptorError (an InputError: one line, exit status 1) naming
+    what is wrong; a descriptor returned here is safe to follow.
+    """
+    root = Path(root)
+    descriptor = read_json_file(root, DESCRIPTOR, "the descriptor")
+    problem = descriptor_shape_problem(descriptor)
+    if problem:
+        raise DescriptorError(f"{DESCRIPTOR}: {problem}: fix the descriptor (see the Frictionless Data Package spec)")
+    for resource in descriptor["resources"]:
+        where = f"{DESCRIPTOR}, resource {resource['name']!r}:"
+        package_file(root, resource["path"], f"{where} path")
+        if isinstance(resource["schema"], str):
+            package_file(root, resource["schema"], f"{where} schema")
+    return descriptor
 
 
 def descriptor_text(descriptor: dict) -> str:
@@ -65,8 +149,8 @@ def descriptor_text(descriptor: dict) -> str:
 def resource_path(root: Path, descriptor: dict, name: str) -> Path:
     for resource in descriptor["resources"]:
         if resource["name"] == name:
-            return Path(root) / resource["path"]
-    raise KeyError(f"datapackage.json has no resource named {name!r}")
+            return package_file(root, resource["path"], f"{DESCRIPTOR}, resource {name!r}: path")
+    raise DescriptorError(f"{DESCRIPTOR} has no resource named {name!r}: restore it (see the installed package)")
 
 
 def schema_of(root: Path, descriptor: dict, name: str) -> dict:
@@ -75,9 +159,12 @@ def schema_of(root: Path, descriptor: dict, name: str) -> dict:
         if resource["name"] == name:
             schema = resource["schema"]
             if isinstance(schema, str):
-                schema = json.loads((Path(root) / schema).read_text(encoding="utf-8"))
+                schema = read_json_file(Path(root), schema, f"{DESCRIPTOR}, resource {name!r}: schema")
+            problem = schema_shape_problem(schema)
+            if problem:
+                raise DescriptorError(f"the schema of resource {name!r}: {problem}: fix it in schemas/")
             return schema
-    raise KeyError(f"datapackage.json has no resource named {name!r}")
+    raise DescriptorError(f"{DESCRIPTOR} has no resource named {name!r}: restore it (see the installed package)")
 
 
 def refresh_resource_stats(root: Path, descriptor: dict | None = None) -> dict:
@@ -88,8 +175,8 @@ def refresh_resource_stats(root: Path, descriptor: dict | None = None) -> dict:
     root = Path(root)
     descriptor = read_descriptor(root) if descriptor is None else descriptor
     for resource in descriptor["resources"]:
-        resource.update(file_stats(root / resource["path"]))
-    write_text_atomic(root / DESCRIPTOR, descriptor_text(descriptor))
+        resource.update(file_stats(package_file(root, resource["path"], f"{DESCRIPTOR}, resource path")))
+    write_text_atomic(package_target(root, DESCRIPTOR, "the descriptor"), descriptor_text(descriptor))
     return descriptor
 
 

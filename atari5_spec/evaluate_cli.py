@@ -15,6 +15,10 @@ def _cmd_evaluate(args) -> int:
     from .loading import load
     from .pinned import known_versions
 
+    if args.figure:
+        from .paths import output_file
+
+        output_file(args.figure, "--figure")  # refused before the work: inside a data package, a link, a folder
     dataset = load(args.path)
     known = known_versions(dataset.root / "coefficients")
     versions = args.version or [default_version(dataset.root / "coefficients")]

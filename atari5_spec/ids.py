@@ -57,7 +57,7 @@ def game_key(text: str) -> str:
     text = str(text).strip()
     text = re.sub(r"^ALE/", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\.bin$", "", text, flags=re.IGNORECASE)
-    text = re.sub(r"(-ram)?(NoFrameskip|Deterministic)?-v\d+$", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"(-ram)?(NoFrameskip|Deterministic)?-v[0-9]+\Z", "", text, flags=re.IGNORECASE)
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 

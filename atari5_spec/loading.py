@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import re
 from pathlib import Path
 from typing import NamedTuple
 
 import pandas as pd
 
 from .datapackage import package_root, read_descriptor, resource_path, schema_of
+from .errors import InputError
+from .paths import read_regular_file
 
 __all__ = ["Dataset", "load", "read_table", "read_exact_csv", "TableReadError", "PANDAS_DTYPES", "TABLES"]
 
@@ -29,10 +33,11 @@ class Dataset(NamedTuple):
 
 
 _PATTERNS = {
-    # Plain decimal or scientific notation; NaN/inf parse here and are then
-    # rejected by validation with their line, instead of failing to load.
-    "number": r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|NaN|NAN|inf|INF|Inf)",
-    "integer": r"[+-]?\d+",
+    # Plain decimal or scientific notation in ASCII digits ([0-9], not \d, which takes any script's
+    # digits); NaN/inf parse here and are then rejected by validation with their line, instead of failing
+    # to load. Integers have at most 18 digits: they must fit in 64 bits.
+    "number": r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:nan|NaN|NAN|inf|INF|Inf)",
+    "integer": r"[+-]?[0-9]{1,18}",
     "boolean": r"true|false",
 }
 
@@ -41,14 +46,20 @@ _PATTERNS = {
 TABLES = ("sources", "games", "algorithms", "scores", "seed_scores", "budget_scores")
 
 
-class TableReadError(ValueError):
+# A data table larger than this is not this package's (scores.csv is about 1 MB).
+MAX_TABLE_BYTES = 256 << 20
+
+
+class TableReadError(InputError):
     """Cells that do not parse as their column's type; ``cells`` lists (line, column, text, type)."""
 
     def __init__(self, path: Path, cells: list[tuple[int, str, str, str]]):
         self.path, self.cells = path, cells
         line, column, text, kind = cells[0]
         more = f" (and {len(cells) - 1} more)" if len(cells) > 1 else ""
-        super().__init__(f"{path.name}, line {line}, column {column!r}: {text!r} is not a {kind}{more}")
+        # Named as the package names it: data/scores.csv.
+        where = f"{path.parent.name}/{path.name}, line {line}" + (f", column {column!r}" if column else "")
+        super().__init__(f"{where}: {text!r} is not a {kind}{more}")
 
 
 def read_table(path: Path | str, schema: dict) -> pd.DataFrame:
@@ -59,7 +70,20 @@ def read_table(path: Path | str, schema: dict) -> pd.DataFrame:
     listing every cell that does not parse, with its line and column.
     """
     path = Path(path)
-    text = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
+    data = read_regular_file(path, str(path), MAX_TABLE_BYTES)
+    try:
+        decoded = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise TableReadError(path, [(line, "", f"byte {data[error.start]:#04x}", "UTF-8 text")]) from None
+    if not decoded.strip():
+        raise TableReadError(path, [(1, "", "", "header (the file is empty)")])
+    try:
+        text = pd.read_csv(io.StringIO(decoded), dtype=str, keep_default_na=False, na_filter=False)
+    except pd.errors.ParserError as error:  # "Expected 3 fields in line 7, saw 4"
+        found = re.search(r"line ([0-9]+)", str(error))
+        raise TableReadError(path, [(int(found.group(1)) if found else 1, "", str(error).strip(),
+                                     "CSV row of the header's width")]) from None
     frame = pd.DataFrame(index=text.index)
     bad = []
     for field in schema["fields"]:

@@ -120,6 +120,10 @@ def _version_path(version: str | os.PathLike | None, root: Path | None) -> Path:
         return path
     directory = coefficients_dir(root)
     name = default_version(directory) if version is None else str(version)
+    if version is None or not _looks_like_path(name):  # a name, maybe from index.yaml: it stays in the package
+        from .paths import package_file
+
+        package_file(directory, name, "coefficients/index.yaml: the version")
     path = directory / name
     if not (path / "subset_coefficients.csv").is_file():
         known = ", ".join(known_versions(directory)) if directory.is_dir() else ""

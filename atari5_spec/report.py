@@ -604,15 +604,16 @@ def report_html(analyses: Analyses, pngs: dict[str, bytes]) -> str:
 
 def write_report(analyses: Analyses, out: Path | str) -> list[Path]:
     """Draw every picture as PNG into ``out`` and write ``report.html`` there; return the paths written."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    import io
+
+    from .paths import output_directory, write_output
+
+    out = output_directory(out)  # the path policy: never inside a data package, never through links
     written, pngs = [], {}
     for key, plot in _PLOTS.items():
-        path = out / FIGURE_FILES[key]
-        plot(analyses).savefig(path, dpi=_DPI, metadata=PNG_METADATA)
-        pngs[key] = path.read_bytes()
-        written.append(path)
-    page = out / HTML_FILE
-    page.write_text(report_html(analyses, pngs), encoding="utf-8")
-    written.append(page)
+        buffer = io.BytesIO()
+        plot(analyses).savefig(buffer, format="png", dpi=_DPI, metadata=PNG_METADATA)
+        pngs[key] = buffer.getvalue()
+        written.append(write_output(out / FIGURE_FILES[key], pngs[key]))
+    written.append(write_output(out / HTML_FILE, report_html(analyses, pngs)))
     return written

@@ -14,7 +14,8 @@ import pandas as pd
 
 from . import training
 from .normalisation import human_normalised, inverse_log_transform, log_transform
-from .writing import frame_csv_text, write_text_atomic
+from .paths import output_directory, write_output
+from .writing import frame_csv_text
 
 __all__ = ["algorithm_estimates", "table02", "table03", "table08", "table09",
            "per_game_table", "table12", "reproduce_tables", "write_tables", "TABLE3_ALGORITHMS"]
@@ -134,10 +135,9 @@ PRINTED_PLACES = {
 
 def write_tables(computed: dict[str, pd.DataFrame], out: Path) -> list[Path]:
     """Write each table as CSV (full precision) and Markdown (printed precision)."""
-    out = Path(out)
+    out = output_directory(out)  # never inside a data package (published/ holds the paper's tables), no links
     written = []
     for stem, frame in computed.items():
-        write_text_atomic(out / f"{stem}.csv", frame_csv_text(frame, list(frame.columns)))
-        write_text_atomic(out / f"{stem}.md", markdown(frame, PRINTED_PLACES.get(stem)))
-        written += [out / f"{stem}.csv", out / f"{stem}.md"]
+        written.append(write_output(out / f"{stem}.csv", frame_csv_text(frame, list(frame.columns))))
+        written.append(write_output(out / f"{stem}.md", markdown(frame, PRINTED_PLACES.get(stem))))
     return written

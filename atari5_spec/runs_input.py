@@ -82,11 +82,18 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
 
 def read_runs(path: str | Path, games: pd.DataFrame) -> pd.DataFrame:
     """:func:`runs_from_text` on a file; a missing or unreadable file is an InputError."""
+    from .limits import MAX_SCORE_FILE_BYTES
+    from .paths import read_regular_file
+
     path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        raise InputError(f"{path}: cannot read the runs file (no such file)")
+    data = read_regular_file(path, str(path), MAX_SCORE_FILE_BYTES)  # a pipe or device is refused before opening
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: cannot read the runs file ({error})") from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}, line {line}: not UTF-8 (byte {data[error.start]:#04x}): save the file as UTF-8") from None
     return runs_from_text(text, str(path), games)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 __all__ = ["add_scoring_commands"]
@@ -255,12 +256,15 @@ def _cmd_score(args) -> int:
         result = relative.agent
     else:
         result = score(observations, **settings, **protocol, partial=True)
+    if result.estimate is not None and not math.isfinite(result.estimate):  # no citable signature for inf
+        raise InputError(f"the {result.subset} estimate of these scores is not a finite number: check the scores' "
+                         "scale (raw game scores, not normalised)")
     names = {row["game_id"]: row["name"] for row in games_table()}
     _warn(result.warnings)
     if relative is not None:
         _warn(f"baseline: {w}" for w in relative.baseline.warnings)
     if args.json:
-        print(json.dumps(_score_json(result, names, relative, args.relative_to), indent=2))
+        print(json.dumps(_score_json(result, names, relative, args.relative_to), indent=2, allow_nan=False))
     else:
         lines = _score_text(result, names)
         if relative is not None:
@@ -300,6 +304,7 @@ def _cmd_predict(args) -> int:
 # --- leaderboard ---------------------------------------------------------------------------------------------
 
 def _cmd_leaderboard(args) -> int:
+    from .limits import printable
     from .ranking import COMPARISON_ADVICE, MIN_GAMES_FOR_MEDIAN, leaderboard
 
     observations = _observations(args, required=False)
@@ -322,7 +327,7 @@ def _cmd_leaderboard(args) -> int:
         if user_line and row.rank == board.user_rank:
             print(user_line)
             user_line = None
-        label = row.name if row.kind == "agent" else f"{row.name} ({row.kind})"
+        label = printable(row.name) if row.kind == "agent" else f"{printable(row.name)} ({row.kind})"
         print(f"  {row.rank:>4}  {label[:34]:<34} {_number(row.estimate):>10} {_number(row.median):>10} "
               f"{row.n_games:>5}")
     if user_line:

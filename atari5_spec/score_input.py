@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
-import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from .errors import InputError
+from .limits import (ASCII_NUMBER, MAX_NUMBER_CHARS, MAX_RUNS_PER_GAME, MAX_SCORE_FILE_BYTES, MAX_SCORE_ROWS,
+                     load_json, non_ascii_digit, score_problem)
 from .ids import UnknownGameError, resolve_game
+from .paths import read_regular_file
 
 __all__ = ["Observation", "read_scores_file", "observations_from_text", "observations_from_arguments",
            "observations_from_object", "group_runs", "parse_score"]
@@ -39,9 +40,9 @@ GAME_COLUMNS = ("game", "env", "environment", "game_id")
 SCORE_COLUMNS = ("score", "return", "value")
 SEED_COLUMNS = ("seed", "run")
 
-# Plain decimal or scientific notation. Stricter than float(), which would
-# also take "1_000", "nan" and "inf": those get their own messages.
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# Plain decimal or scientific notation in ASCII digits. Stricter than float(), which would
+# also take "1_000", "nan", "inf" and full-width digits: those get their own messages.
+_NUMBER = ASCII_NUMBER
 
 
 class Observation(NamedTuple):
@@ -59,18 +60,28 @@ def parse_score(value: Any, where: str) -> float:
         raise InputError(f"{where}: {value!r} is not a score (a number is needed)")
     if isinstance(value, str):
         text = value.strip()
+        if len(text) > MAX_NUMBER_CHARS:
+            raise InputError(f"{where}: {text[:20]!r}... has {len(text):,} characters, more than the limit of "
+                             f"{MAX_NUMBER_CHARS} for a score")
         if not _NUMBER.fullmatch(text):
             if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
                 raise InputError(f"{where}: {text!r} is not a finite score")
+            digit = non_ascii_digit(text)
+            if digit:
+                raise InputError(f"{where}: {text!r} has the non-ASCII digit {digit!r} (U+{ord(digit):04X}): "
+                                 "write the digits 0-9")
             raise InputError(f"{where}: {text!r} is not a number" if text else f"{where}: the score is empty")
         number = float(text)
     else:
         try:
             number = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InputError(f"{where}: {value!r} is not a number") from None
     if not math.isfinite(number):
         raise InputError(f"{where}: {number!r} is not a finite score")
+    implausible = score_problem(number)
+    if implausible:
+        raise InputError(f"{where}: {implausible}")
     return number
 
 
@@ -93,6 +104,9 @@ def observations_from_csv(text: str, source: str) -> list[Observation]:
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise InputError(f"{source}: no scores (the file is empty)")
+    if len(lines) > MAX_SCORE_ROWS + 1:
+        raise InputError(f"{source}, line {lines[MAX_SCORE_ROWS + 1][0]}: more than {MAX_SCORE_ROWS:,} score rows: "
+                         "give the final score of each run")
     rows = csv.reader([line for _, line in lines])
     header = next(rows)
     game_at = _column(header, GAME_COLUMNS, source, required=True)
@@ -150,11 +164,12 @@ def _top_level_lines(text: str) -> list[int]:
 
 def _reject_duplicate_keys(source: str):
     def hook(pairs):
-        keys = [k for k, _ in pairs]
-        repeated = sorted({k for k in keys if keys.count(k) > 1})
-        if repeated:
-            raise InputError(f"{source}: key {repeated[0]!r} appears twice in one JSON object")
-        return dict(pairs)
+        result = dict(pairs)
+        if len(result) < len(pairs):  # linear: count.count() per key was quadratic in the object's size
+            seen = set()
+            repeated = next(k for k, _ in pairs if k in seen or seen.add(k))
+            raise InputError(f"{source}: key {repeated!r} appears twice in one JSON object")
+        return result
     return hook
 
 
@@ -200,10 +215,10 @@ def _mapping(mapping: Mapping, source: str, lines: list[int] | None = None) -> l
 
 def observations_from_json(text: str, source: str) -> list[Observation]:
     """Observations from JSON text (see the module docstring)."""
-    try:
-        data = json.loads(text, object_pairs_hook=_reject_duplicate_keys(source))
-    except json.JSONDecodeError as error:
-        raise InputError(f"{source}, line {error.lineno}: not valid JSON ({error.msg})") from None
+    # Depth and number limits; NaN is read here and refused by parse_score, which names the line.
+    data = load_json(text, source, object_pairs_hook=_reject_duplicate_keys(source), allow_nan=True)
+    if isinstance(data, (list, dict)) and len(data) > MAX_SCORE_ROWS:
+        raise InputError(f"{source}: more than {MAX_SCORE_ROWS:,} records: give the final score of each run")
     lines = _top_level_lines(text)
     if isinstance(data, dict) and set(k.lower() for k in data) == {"scores"}:
         data, lines = next(iter(data.values())), None  # wrapped: line numbers are of the wrapper
@@ -234,12 +249,14 @@ def read_scores_file(path: str, stdin: io.TextIOBase | None = None) -> list[Obse
 
         return observations_from_text((stdin or sys.stdin).read(), "<stdin>")
     file = Path(path)
-    if not file.is_file():
+    if not file.exists() and not file.is_symlink():
         raise InputError(f"{path}: no such file")
+    data = read_regular_file(file, path, MAX_SCORE_FILE_BYTES)  # a pipe or device is refused before opening
     try:
-        text = file.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a UTF-8 text file") from None
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}, line {line}: not UTF-8 (byte {data[error.start]:#04x}): save the file as UTF-8") from None
     suffix = file.suffix.lower()
     kind = "json" if suffix == ".json" else "csv" if suffix in (".csv", ".tsv", ".txt") else None
     return observations_from_text(text, file.name, kind)
@@ -290,23 +307,31 @@ def group_runs(observations: Iterable[Observation], aliases: Mapping[str, str]) 
     names), a score that is not a finite number, a game given more than once
     without seeds, or the same seed twice.
     """
-    runs: dict[str, list[Observation]] = {}
+    # Per game: where each seed was first given, and the first row of the game. One dictionary
+    # look-up per row keeps this linear (comparing each row with the game's earlier rows was quadratic).
+    seeds_seen: dict[str, dict[str | None, str]] = {}
     values: dict[str, list[float]] = {}
+    resolved: dict[str, str] = {}  # spelling -> game id: 200,000 rows name five games
     for observation in observations:
-        try:
-            game_id = resolve_game(observation.game, aliases)
-        except UnknownGameError as error:
-            raise InputError(f"{observation.where}: {error}") from None
+        game_id = resolved.get(observation.game)
+        if game_id is None:
+            try:
+                game_id = resolved[observation.game] = resolve_game(observation.game, aliases)
+            except UnknownGameError as error:
+                raise InputError(f"{observation.where}: {error}") from None
         value = parse_score(observation.score, observation.where)
-        previous = runs.setdefault(game_id, [])
-        for other in previous:
-            if observation.seed is None or other.seed is None:
-                raise InputError(f"{observation.where}: {game_id} is given again (first at {other.where}); "
-                                 "give one score per game, or a seed for each run")
-            if observation.seed == other.seed:
-                raise InputError(f"{observation.where}: {game_id} seed {observation.seed} is given again "
-                                 f"(first at {other.where})")
-        previous.append(observation)
+        seen = seeds_seen.setdefault(game_id, {})
+        if seen and (observation.seed is None or None in seen):
+            first = next(iter(seen.values()))
+            raise InputError(f"{observation.where}: {game_id} is given again (first at {first}); "
+                             "give one score per game, or a seed for each run")
+        if observation.seed in seen:
+            raise InputError(f"{observation.where}: {game_id} seed {observation.seed} is given again "
+                             f"(first at {seen[observation.seed]})")
+        seen[observation.seed] = observation.where
+        if len(seen) > MAX_RUNS_PER_GAME:  # the seed bootstrap holds resamples x runs numbers per game
+            raise InputError(f"{observation.where}: {game_id} has more than {MAX_RUNS_PER_GAME:,} runs: give the "
+                             "final score of each training run (seed), not of every episode or checkpoint")
         values.setdefault(game_id, []).append(value)
     if not values:
         raise InputError("no scores given")

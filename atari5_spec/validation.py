@@ -18,6 +18,7 @@ editor numbers it, header = line 1), the column, what is wrong and how to fix it
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -25,11 +26,14 @@ import numpy as np
 import pandas as pd
 
 from .datapackage import package_root, read_descriptor, schema_of
+from .errors import InputError
+from .limits import MAX_ABS_SCORE, control_character_problem
 from .loading import PANDAS_DTYPES, TABLES, Dataset, TableReadError, load
+from .paths import regular_file_problem
 from .rawvalues import raw_value_number
 
 __all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
-           "frictionless_problems", "in_background"]
+           "frictionless_problems", "in_background", "descriptor_problems"]
 
 class Problem(NamedTuple):
     """One thing wrong with the package, located and with a fix."""
@@ -76,6 +80,32 @@ def _relative(root: Path, place: str | None) -> str:
     return str(place) if place else "datapackage.json"
 
 
+def descriptor_problems(root: Path) -> list[Problem]:
+    """What must hold before any reader, Frictionless included, follows the descriptor's paths.
+
+    datapackage.json parses within the limits, has the shape this project
+    needs, and every path in it stays inside the package (atari5_spec.paths);
+    every resource is a regular file. Frictionless refuses absolute and '..'
+    paths itself (untrusted mode, its default) but follows symbolic links and
+    opens whatever is there, so it runs only when this list is empty.
+    """
+    try:
+        descriptor = read_descriptor(root)
+    except InputError as error:
+        message = str(error).removeprefix("datapackage.json: ").removeprefix("datapackage.json, ")
+        line, _, rest = message.partition(": ")
+        row = int(line.removeprefix("line ")) if re.fullmatch(r"line [0-9]+", line) else None
+        return [Problem("datapackage.json", row, None, rest if row else message,
+                        "datapackage.json can be changed by a pull request: restore it from the repository")]
+    problems = []
+    for resource in descriptor["resources"]:
+        problem = regular_file_problem(Path(root) / resource["path"])
+        if problem:
+            problems.append(Problem(resource["path"], None, None, problem,
+                                    "restore the file (a resource is a regular CSV file in the package)"))
+    return problems
+
+
 def frictionless_problems(root: Path) -> list[Problem]:
     """Structure, types, constraints, keys and hashes, via frictionless."""
     import frictionless  # imported here: it is slow to import and only validation needs it
@@ -84,6 +114,9 @@ def frictionless_problems(root: Path) -> list[Problem]:
         report = frictionless.Package(str(Path(root) / "datapackage.json")).validate()
     except frictionless.FrictionlessException as error:
         return [Problem("datapackage.json", None, None, str(error), "fix the descriptor so it is a valid Data Package")]
+    except Exception as error:  # Frictionless failing on a descriptor it does not expect: a problem, not a crash
+        return [Problem("datapackage.json", None, None, f"Frictionless cannot read the package ({type(error).__name__}: "
+                        f"{error})", "fix the descriptor so it is a valid Data Package")]
     problems = [Problem("datapackage.json", None, None, e.message, "fix the descriptor") for e in report.errors]
     for task in report.tasks:
         for error in task.errors:
@@ -139,7 +172,7 @@ def rule_checks(name: str, data: Dataset) -> list:
     games, algorithms, scores, sources = data.games, data.algorithms, data.scores, data.sources
     this_year = _dt.date.today().year
     if name == "games":
-        return [
+        return text_checks(pa, name, data) + [
             _rule(pa, "human_score", lambda d: ~(d.human_score <= d.random_score).fillna(False),
                   "human score is not above random score", "check both constants against the source table"),
             _rule(pa, "random_score", lambda d: ~(d.in_57 & (d.random_score.isna() | d.human_score.isna())).fillna(False),
@@ -148,7 +181,7 @@ def rule_checks(name: str, data: Dataset) -> list:
                   "the package must mark exactly 57 games as in_57", "set in_57 to true for the canonical 57 games only"),
         ]
     if name == "algorithms":
-        return protocol_checks(pa) + [
+        return protocol_checks(pa) + text_checks(pa, name, data) + [
             _rule(pa, "exclusion_note", lambda d: d.exclusion.isna() == d.exclusion_note.isna(),
                   "exclusion and exclusion_note go together", "give both a reason code and a sentence, or neither"),
             _rule(pa, "year", lambda d: ~(d.year > this_year).fillna(False),
@@ -174,9 +207,10 @@ def rule_checks(name: str, data: Dataset) -> list:
             ok[t.index[~same]] = False
             return ok
 
-        return [
-            _rule(pa, "score", lambda d: pd.Series(np.isfinite(d.score.to_numpy(float)), index=d.index),
-                  "score is not a finite number", "write the published score as a plain number"),
+        return text_checks(pa, name, data) + [
+            _rule(pa, "score", plausible_scores,
+                  f"score is not a finite number within {MAX_ABS_SCORE:g} of zero (the plausibility rule)",
+                  "write the published score as a plain number"),
             _rule(pa, "raw_value", lambda d: raw_value_agrees(d, with_std=True),
                   "score (or std) is not the number raw_value says",
                   "make score exactly the published text's number (189.1k = 189100; '1705.80 ± 439.74' = score "
@@ -202,7 +236,26 @@ def rule_checks(name: str, data: Dataset) -> list:
         ]
     if name in ("seed_scores", "budget_scores"):
         return per_seed_checks(pa, name, data)
-    return [_rule(pa, "source_id", lambda d: ~d.source_id.duplicated(keep=False), "duplicate source_id", "use a new id")]
+    return text_checks(pa, name, data) + [
+        _rule(pa, "source_id", lambda d: ~d.source_id.duplicated(keep=False), "duplicate source_id", "use a new id")]
+
+
+def plausible_scores(d: pd.DataFrame) -> pd.Series:
+    """Finite raw scores within MAX_ABS_SCORE of zero (atari5_spec.limits: no game displays a billion points)."""
+    values = d.score.to_numpy(float)
+    return pd.Series(np.isfinite(values) & (np.abs(values) <= MAX_ABS_SCORE), index=d.index)
+
+
+def text_checks(pa, name: str, data: Dataset) -> list:
+    """No control or bidirectional characters in any text column (they reach terminals and spreadsheets)."""
+    frame = getattr(data, name)
+    columns = [c for c in frame.columns if str(frame[c].dtype) == "string"]
+
+    def clean(column):
+        return lambda d: d[column].map(lambda v: v is pd.NA or control_character_problem(v) is None).astype(bool)
+
+    return [_rule(pa, column, clean(column), "the text holds a control or bidirectional character",
+                  "type the text again as plain characters") for column in columns]
 
 
 PROTOCOL_COLUMNS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
@@ -245,9 +298,10 @@ def per_seed_checks(pa, name: str, data: Dataset) -> list:
     """Rules of the per-seed tables: known ids, finite scores, curve windows inside the budget."""
     games, algorithms, sources = data.games, data.algorithms, data.sources
     canonical = games.loc[games.in_57.astype(bool), "game_id"]
-    checks = [
-        _rule(pa, "score", lambda d: pd.Series(np.isfinite(d.score.to_numpy(float)), index=d.index),
-              "score is not a finite number", "write the score as a plain number"),
+    checks = text_checks(pa, name, data) + [
+        _rule(pa, "score", plausible_scores,
+              f"score is not a finite number within {MAX_ABS_SCORE:g} of zero (the plausibility rule)",
+              "write the score as a plain number"),
         _rule(pa, "raw_value", lambda d: raw_value_agrees(d, with_std=False),
               "score is not the number raw_value says", "make score exactly raw_value's number, or fix raw_value"),
         _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
@@ -353,6 +407,9 @@ def validate_package(path: str | Path | None = None, structure=None, data: Datas
     being computed (see :func:`in_background`); ``data`` the package already loaded.
     """
     root = package_root(path)
+    unusable = descriptor_problems(root)
+    if unusable:  # nothing may follow the descriptor's paths
+        return unusable
     # Frictionless runs on the other core while this process loads and runs pandera.
     structure = structure or in_background(frictionless_problems, root)
     try:

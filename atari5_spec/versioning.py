@@ -22,11 +22,12 @@ from . import coefficients as coef
 from . import training
 from .datapackage import bump_version, descriptor_text, package_root, read_descriptor
 from .errors import InputError
-from .writing import file_stats, write_text_atomic
+from .paths import package_file, package_target
+from .writing import file_stats, write_bytes_atomic, write_text_atomic
 
 __all__ = ["VERSION_NAME_PATTERN", "changelog_with_entry", "apply_changes", "fit_new_version"]
 
-VERSION_NAME_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+VERSION_NAME_PATTERN = r"[a-z0-9]+(-[a-z0-9]+)*"  # a full match (re.fullmatch): no trailing newline slips through
 
 
 def changelog_with_entry(text: str, section: str, line: str) -> str:
@@ -52,23 +53,26 @@ def apply_changes(root: Path, files: dict[str, str], new_dirs: dict[str, Path] |
     """
     root = Path(root)
     new_dirs = new_dirs or {}
-    before = {rel: (root / rel).read_bytes() if (root / rel).exists() else None for rel in files}
+    # Every target is checked before anything is written (atari5_spec.paths): inside the package, no link.
+    targets = {rel: package_target(root, rel, "a file the change writes:") for rel in files}
+    dir_targets = {rel: package_target(root, rel, "a folder the change adds:") for rel in new_dirs}
+    before = {rel: path.read_bytes() if path.is_file() else None for rel, path in targets.items()}
     moved = []
     try:
         for rel, staging in new_dirs.items():
-            target = root / rel
+            target = dir_targets[rel]
             if target.exists():
                 raise InputError(f"{rel} already exists: pinned directories are never rewritten")
             shutil.move(str(staging), str(target))
             moved.append(target)
         for rel, text in files.items():
-            write_text_atomic(root / rel, text)
+            write_text_atomic(targets[rel], text)
     except BaseException:
-        for rel, data in before.items():
+        for rel, data in before.items():  # restored through a rename as well: never through a link
             if data is None:
-                (root / rel).unlink(missing_ok=True)
+                targets[rel].unlink(missing_ok=True)
             else:
-                (root / rel).write_bytes(data)
+                write_bytes_atomic(targets[rel], data)
         for target in moved:
             shutil.rmtree(target, ignore_errors=True)
         raise
@@ -82,7 +86,7 @@ def descriptor_with_stats(root: Path, descriptor: dict, pending: dict[str, str |
             data = pending[path].encode("utf-8") if isinstance(pending[path], str) else pending[path]
             resource.update({"bytes": len(data), "hash": "sha256:" + hashlib.sha256(data).hexdigest()})
         else:
-            resource.update(file_stats(root / path))
+            resource.update(file_stats(package_file(root, path, "datapackage.json, resource path")))
     return descriptor
 
 
@@ -96,9 +100,11 @@ def fit_new_version(path: str | Path, name: str, description: str | None = None)
     from .loading import load
 
     root = package_root(path)
-    if not re.match(VERSION_NAME_PATTERN, name):
-        raise InputError(f"version name {name!r}: use lower-case letters, digits and '-' (e.g. 2026-11)")
-    coefficients_dir = root / "coefficients"
+    if not re.fullmatch(VERSION_NAME_PATTERN, name, re.ASCII) or len(name) > 80:
+        raise InputError(f"version name {name!r}: use lower-case letters, digits and single '-', at most 80 "
+                         "characters (e.g. 2026-11)")
+    coefficients_dir = package_target(root, "coefficients", "the coefficients folder")
+    package_target(root, f"coefficients/{name}", "the new version's folder")
     if (coefficients_dir / name).exists():
         raise InputError(f"coefficient version {name!r} already exists: pick a new name")
     dataset = load(root)
@@ -120,7 +126,8 @@ def fit_new_version(path: str | Path, name: str, description: str | None = None)
         coef.register_version(descriptor, name)
         pending = {f"coefficients/{name}/{file}": text for file, text in tables.items()}
         descriptor = descriptor_with_stats(root, descriptor, pending)
-        changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8") if (root / "CHANGELOG.md").exists() else "# Changelog\n"
+        changelog_path = package_target(root, "CHANGELOG.md", "the changelog")
+        changelog = changelog_path.read_text(encoding="utf-8") if changelog_path.is_file() else "# Changelog\n"
         line = (f"Coefficient version `{name}` (data {new_version}): {len(fitted.algorithms)} algorithms, "
                 f"{len(fitted.training_rows)} training rows. The default version stays `{index['default']}`.")
         apply_changes(root, {

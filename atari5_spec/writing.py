@@ -19,7 +19,7 @@ from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-__all__ = ["format_value", "csv_text", "write_text_atomic", "file_stats"]
+__all__ = ["format_value", "csv_text", "write_text_atomic", "write_bytes_atomic", "file_stats"]
 
 
 def format_value(value) -> str:
@@ -64,12 +64,25 @@ def frame_csv_text(frame: pd.DataFrame, columns: Sequence[str]) -> str:
 
 def write_text_atomic(path: Path | str, text: str) -> None:
     """Write ``text`` to ``path`` so that readers see the old or the new file, never half."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path | str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename.
+
+    The rename replaces the name itself: a symbolic link at ``path`` is
+    replaced, never written through (callers refuse links before, see
+    atari5_spec.paths). The file keeps the permissions of the one it replaces
+    (0644 for a new file).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.is_file() and not path.is_symlink() else 0o644
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

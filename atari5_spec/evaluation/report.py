@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 from collections import Counter
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..paths import write_output
 from . import LEVEL, VersionEvaluation, group_summary
 
 __all__ = ["format_text", "as_json", "plot_heldout", "SUBSET"]
@@ -139,8 +141,9 @@ def plot_heldout(results: list[VersionEvaluation], path: Path, subset: str = SUB
                  ylabel=f"1 + {subset} estimate (%)", title=f"{result.version}: {subset} estimate vs true median")
         axis.legend(fontsize=8, loc="upper left")
     figure.tight_layout()
-    path = Path(path)
-    figure.savefig(path, dpi=110)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110)
+    path = write_output(path, buffer.getvalue(), "--figure")  # the output policy: no links, not in a package
     plt.close(figure)
     return path
 

@@ -161,7 +161,9 @@ def _header(problem: StabilityProblem) -> dict:
 
 
 def _read_checkpoint(path: str | Path, problem: StabilityProblem) -> dict[int, ResampleResult]:
-    path, header = Path(path), _header(problem)
+    from ..paths import output_file
+
+    path, header = output_file(path, "--checkpoint"), _header(problem)  # the output policy: no link, pipe, package
     if not path.exists() or path.stat().st_size == 0:
         path.write_text(json.dumps(header) + "\n")
         return {}

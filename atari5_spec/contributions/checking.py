@@ -1,0 +1,328 @@
+"""Checking a submission against the data: the rows it adds to each table, corrections, duplicates, merged folders."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from ..validation import Problem
+from .model import (DERIVABLE, FIT_MIN_GAMES, METADATA_FILE, MIN_TRAINING_FRAMES, NUMBER, SCORES_FILE,
+                    STANDARD_EPISODE_FRAMES,
+                    Merge, PlannedRows, Submission, SubmittedScore, _display)
+
+
+def protocol_exclusion(protocol: dict) -> tuple[str | None, str | None]:
+    """(exclusion, note) for algorithms.csv when the evaluation protocol makes the entry unfit for fits."""
+    frames = protocol.get("max_episode_frames")
+    if frames is not None and frames != STANDARD_EPISODE_FRAMES:
+        return ("episode-frame-limit",
+                f"Evaluated with a {frames:,}-frame episode limit instead of {STANDARD_EPISODE_FRAMES:,}.")
+    budget = protocol.get("training_frames")
+    if budget is not None and budget < MIN_TRAINING_FRAMES:
+        return ("training-budget",
+                f"Trained on {budget:,} frames, below the {MIN_TRAINING_FRAMES:,}-frame budget of the entries fits "
+                "compare (Atari 100k style).")
+    return None, None
+
+
+def _line_ranges(lines: list[int]) -> str:
+    """'3-7,9' for [3, 4, 5, 6, 7, 9]."""
+    runs: list[list[int]] = []
+    for line in sorted(lines):
+        if runs and line == runs[-1][1] + 1:
+            runs[-1][1] = line
+        else:
+            runs.append([line, line])
+    return ",".join(f"{first}-{last}" if last > first else str(first) for first, last in runs)
+
+
+def seed_statistic(raw_values: list[str], statistic: str) -> Fraction:
+    """The per-game statistic over per-seed scores, exactly (from the decimal texts)."""
+    values = sorted(Fraction(Decimal(v)) for v in raw_values)
+    if statistic == "mean":
+        return sum(values, Fraction(0)) / len(values)
+    if statistic == "median":
+        middle = len(values) // 2
+        return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+    if statistic == "best-seed":
+        return values[-1]
+    if statistic == "single-seed" and len(values) == 1:
+        return values[0]
+    raise ValueError(f"cannot derive {statistic!r} from {len(values)} seed(s)")
+
+
+def _author_label(authors: list[str]) -> str:
+    """'Hafner et al.', 'Mnih and Kavukcuoglu' or 'Mnih': family names as the source titles give them."""
+    family = [(a.split() or [a])[-1] for a in authors[:2]]
+    return family[0] + (" et al." if len(authors) > 2 else f" and {family[1]}" if len(authors) == 2 else "")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def source_row(submission: Submission, upstream: str) -> dict:
+    """The data/sources.csv row of a submission."""
+    meta, paper = submission.metadata, submission.metadata["paper"]
+    protocol, contributor = meta.get("protocol", {}), meta["contributor"]
+    links = [f"{label} {paper[key]}" for key, label in (("doi", "DOI"), ("arxiv", "arXiv"), ("url", "URL")) if key in paper]
+    handle = ", ".join(x for x in (f"@{contributor['github']}" if "github" in contributor else "",
+                                   contributor.get("email", "")) if x)
+    parts = [f"Contributed by {contributor['name']} ({handle}) by pull request.",
+             f"Numbers from {paper['location']}; " + "; ".join(links) + "."]
+    if meta.get("corrects"):
+        parts.append(f"Corrects published numbers of {meta['corrects']}.")
+    else:
+        def stated(key):
+            return "not stated" if protocol[key] is None else protocol[key]
+
+        statistic = protocol["statistic"] + (f" ({protocol['statistic_note']})" if protocol.get("statistic_note") else "")
+        parts.append(f"Statistic: {statistic}; seeds: {stated('seeds')}; "
+                     f"sticky-action probability: {stated('sticky_action_probability')}.")
+    origin = meta.get("upstream") or {}
+    if origin:
+        parts.append(f"Taken from {origin_text(meta)}" + (f" ({origin['licence']} licence)." if origin.get("licence")
+                                                            else "."))
+    if meta.get("notes"):
+        parts.append(meta["notes"])
+    return dict(source_id=f"contrib-{submission.submission_id}",
+                title=_one_line(f"{paper['title']} ({_author_label(paper['authors'])}), {paper['location']}"),
+                kind="contribution", year=paper["year"], upstream_file=upstream,
+                repository=origin.get("repository"), commit=origin.get("commit"), repository_path=origin.get("path"),
+                licence=origin.get("licence"), curve_rule=origin.get("curve_rule"), used_by_paper_fit=False,
+                description=_one_line(" ".join(parts)))
+
+
+PROTOCOL_KEYS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
+                 "frame_skip", "max_episode_frames", "training_frames", "regime", "evaluation", "eval_episodes",
+                 "statistic", "seeds", "env_family")
+
+
+def protocol_note(meta: dict) -> str:
+    """Where the protocol facts come from: the contributor's note, else the paper's location; then the statistic."""
+    protocol, paper = meta["protocol"], meta["paper"]
+    parts = [protocol.get("protocol_note") or
+             f"As stated by the submission for {_author_label(paper['authors'])} {paper['year']}, {paper['location']}"]
+    if protocol.get("statistic_note"):
+        parts.append(f"statistic: {protocol['statistic_note']}")
+    return _one_line("; ".join(parts))[:1000]
+
+
+def algorithm_row(submission: Submission, source_id: str) -> dict:
+    """The data/algorithms.csv row of a new algorithm, with its protocol and exclusion."""
+    from ..validation import regime_label
+
+    meta, protocol = submission.metadata, submission.metadata["protocol"]
+    exclusion, note = protocol_exclusion(protocol)
+    facts = {key: protocol.get(key) for key in PROTOCOL_KEYS}
+    if facts["regime"] is None and facts["training_frames"] is not None:
+        facts["regime"] = regime_label(facts["training_frames"])
+    return dict(algorithm_id=submission.submission_id, name=_one_line(meta["name"]), kind="agent",
+                paper_title=_one_line(meta["paper"]["title"]), year=meta["paper"]["year"], source_id=source_id,
+                **facts, protocol_note=protocol_note(meta),
+                in_paper_pool=False, exclusion=exclusion, exclusion_note=note)
+
+
+def origin_text(metadata: dict) -> str:
+    """'danijar/dreamerv3@<commit>:scores/x.json.gz' for a submission taken from a repository file, else ''."""
+    upstream = metadata.get("upstream") or {}
+    if not upstream:
+        return ""
+    return f"{upstream['repository']}@{upstream['commit']}:{upstream['path']}"
+
+
+def _provenance(place: str, origin: str, where: str | None) -> str:
+    """The provenance of a data row: the contribution's file and line, then where the contributor took it from."""
+    detail = " ".join(x for x in (origin, where or "") if x)
+    return f"{place}; {detail}" if detail else place
+
+
+def planned_scores(submission: Submission, algorithm_id: str, source_id: str, upstream: str
+                   ) -> tuple[PlannedRows, list[Problem], list[Problem]]:
+    """The rows a submission adds to data/scores.csv, seed_scores.csv and budget_scores.csv, in merge order.
+
+    Per game (in game id order): the fit row (the row without seed, or one
+    derived from the per-seed final scores with the metadata's statistic) goes
+    to scores.csv; per-seed final scores to seed_scores.csv; learning-curve
+    rows (with training_frames) to budget_scores.csv. Nothing given is dropped.
+    A published number that contradicts its own per-seed rows by more than
+    rounding is a problem: one of them is mistyped.
+    """
+    from ..writing import format_value
+
+    protocol = submission.metadata.get("protocol", {})
+    statistic, n_seeds = protocol.get("statistic"), protocol.get("seeds")
+    extra = protocol.get("extra_training_data")
+    origin = origin_text(submission.metadata)
+    label = _display(submission.folder, SCORES_FILE)
+    planned, problems, warnings = PlannedRows([], [], []), [], []
+
+    def fit_row(game_id, score, raw_value, std, provenance):
+        return dict(algorithm_id=algorithm_id, game_id=game_id, score=score, raw_value=raw_value, std=std,
+                    source_id=source_id, reported_in=None, provenance=provenance,
+                    extra_training_data=extra, use_in_fit=True)
+
+    def seed_row(s: SubmittedScore):
+        return dict(algorithm_id=algorithm_id, game_id=s.game_id, seed=s.seed, score=s.score, raw_value=s.raw_value,
+                    source_id=source_id, provenance=_provenance(f"{upstream}:{s.line}", origin, s.where))
+
+    for game_id in sorted({s.game_id for s in submission.scores}):
+        given = [s for s in submission.scores if s.game_id == game_id]
+        published = next((s for s in given if s.kind == "published"), None)
+        seeds = [s for s in given if s.kind == "seed"]
+        if seeds and n_seeds is not None and len(seeds) != n_seeds:
+            warnings.append(Problem(label, seeds[0].line, "seed", f"{game_id} has {len(seeds)} per-seed rows, "
+                                    f"metadata says seeds: {n_seeds}", "give every seed, or correct protocol.seeds"))
+        if published is not None:
+            planned.scores.append(fit_row(game_id, published.score, published.raw_value, published.std,
+                                          _provenance(f"{upstream}:{published.line}", origin, published.where)))
+            if seeds and statistic in DERIVABLE[:3]:
+                derived = seed_statistic([s.raw_value for s in seeds], statistic)
+                unit = Fraction(10) ** Decimal(NUMBER.match(published.raw_value).group()).as_tuple().exponent
+                if abs(derived - Fraction(Decimal(str(published.score)))) > unit / 2:
+                    problems.append(Problem(label, published.line, "score",
+                                            f"{game_id}: the published {statistic} {published.raw_value} differs from "
+                                            f"the {statistic} of its {len(seeds)} per-seed rows, {float(derived):g}, "
+                                            "by more than rounding",
+                                            f"check line {published.line} and the per-seed rows (lines "
+                                            f"{_line_ranges([s.line for s in seeds])}) against the paper"))
+        elif seeds and statistic in DERIVABLE and (statistic != "single-seed" or len(seeds) == 1):
+            value = float(seed_statistic([s.raw_value for s in seeds], statistic))
+            place = f"{upstream}:{_line_ranges([s.line for s in seeds])} ({statistic} of {len(seeds)} seeds)"
+            planned.scores.append(fit_row(game_id, value, format_value(value), None, _provenance(place, origin, None)))
+        elif seeds or published is None and not any(s.kind == "budget" for s in given):
+            problems.append(Problem(label, (seeds or given)[0].line, "seed",
+                                    f"{game_id} has only per-seed rows, and the statistic {statistic!r} "
+                                    "cannot be computed from them",
+                                    "add a row without seed holding the number the paper publishes for the game"))
+        planned.seed_scores.extend(seed_row(s) for s in seeds)
+        planned.budget_scores.extend(
+            dict(algorithm_id=algorithm_id, game_id=game_id, training_frames=s.training_frames, seed=s.seed,
+                 score=s.score, raw_value=s.raw_value, points=s.points, first_frame=s.first_frame,
+                 last_frame=s.last_frame, source_id=source_id,
+                 provenance=_provenance(f"{upstream}:{s.line}", origin, s.where))
+            for s in given if s.kind == "budget")
+    return planned, problems, warnings
+
+
+def _current_fit_rows(scores) -> Any:
+    """Rows fits use now: use_in_fit and not superseded."""
+    return scores[scores["use_in_fit"].astype(bool) & ~scores["score_id"].isin(scores["supersedes"].dropna())]
+
+
+def _link_corrections(rows: list[dict], dataset, target: str, label: str) -> tuple[list[Problem], bool]:
+    """Set supersedes on a correction's fit rows; (problems, whether every fit row corrects an existing one)."""
+    current = _current_fit_rows(dataset.scores)
+    current = current[current["algorithm_id"] == target]
+    problems, all_corrections = [], True
+    for row in rows:
+        row["supersedes"] = None
+        if not row["use_in_fit"]:
+            continue
+        old = current[current["game_id"] == row["game_id"]]
+        line = int(re.search(r":(\d+)", row["provenance"]).group(1))
+        if old.empty:
+            all_corrections = False  # a game the algorithm had no number for: new data
+        elif len(old) > 1:
+            problems.append(Problem(label, line, "game", f"{target}/{row['game_id']} has {len(old)} rows used by fits "
+                                    f"(score_id {', '.join(map(str, old['score_id']))}); one row can supersede only one",
+                                    "ask a maintainer to mark the extra rows use_in_fit=false first"))
+        elif float(old["score"].iloc[0]) == row["score"]:
+            problems.append(Problem(label, line, "score", f"{row['raw_value']} is the number data/ already has for "
+                                    f"{target}/{row['game_id']} (score_id {int(old['score_id'].iloc[0])})",
+                                    "remove the row: a correction lists only the numbers that change"))
+        else:
+            row["supersedes"] = int(old["score_id"].iloc[0])
+    return problems, all_corrections
+
+
+def _duplicate_warnings(rows: list[dict], dataset, label: str) -> list[Problem]:
+    """Warn when a new algorithm's numbers are those of an existing entry (it would count twice in fits)."""
+    import pandas as pd
+
+    fit = pd.DataFrame([r for r in rows if r["use_in_fit"]], columns=["game_id", "score"])
+    if len(fit) < 5:
+        return []
+    same = dataset.scores.merge(fit, on=["game_id", "score"])
+    counts = same.groupby("algorithm_id")["game_id"].nunique()
+    counts = counts[(counts >= 5) & (counts >= len(fit) / 2)].sort_values(ascending=False)
+    return [Problem(label, None, None, f"{n} of the {len(fit)} scores equal those of {algorithm_id!r} in data/",
+                    f"if this is the same result, do not add it (it would count twice in fits); "
+                    f"if it corrects it, use corrects: {algorithm_id}")
+            for algorithm_id, n in counts.items()]
+
+
+def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Problem], list[Problem]]:
+    """(merge, problems, warnings): the rows a submission adds to the dataset, with new score_ids.
+
+    ``submission`` comes from :func:`read_submission`, which checked that its ids are new.
+    """
+    meta = submission.metadata
+    upstream = f"contributions/{submission.submission_id}/{SCORES_FILE}"
+    metadata_label, scores_label = _display(submission.folder, METADATA_FILE), _display(submission.folder, SCORES_FILE)
+    source = source_row(submission, upstream)
+    problems, warnings = [], []
+    known = set(dataset.algorithms["algorithm_id"])
+    target = meta.get("corrects")
+    algorithm = None if target else algorithm_row(submission, source["source_id"])
+    planned, row_problems, row_warnings = planned_scores(submission, target or submission.submission_id,
+                                                         source["source_id"], upstream)
+    rows = planned.scores
+    problems += row_problems
+    warnings += row_warnings
+    if target in known:
+        link_problems, all_corrections = _link_corrections(rows, dataset, target, scores_label)
+        problems += link_problems
+    else:
+        for row in rows:
+            row["supersedes"] = None
+        all_corrections = False
+    if problems:
+        return None, problems, warnings
+    if algorithm is not None:
+        games57 = set(dataset.games.loc[dataset.games["in_57"].astype(bool), "game_id"])
+        n_games = len({r["game_id"] for r in rows if r["use_in_fit"]} & games57)
+        if algorithm["exclusion"]:
+            warnings.append(Problem(metadata_label, None, "protocol",
+                                    f"the entry stays out of fits: {algorithm['exclusion_note']}",
+                                    "nothing to do if the protocol is right (it is stored with exclusion "
+                                    f"{algorithm['exclusion']})"))
+        elif n_games < FIT_MIN_GAMES:
+            warnings.append(Problem(scores_label, None, None, f"scores for {n_games} of the 57 games: fits need at "
+                                    f"least {FIT_MIN_GAMES}, so the entry is stored but does not enter fits",
+                                    "add every game the paper reports"))
+        warnings += _duplicate_warnings(rows, dataset, scores_label)
+    first = int(dataset.scores["score_id"].max()) + 1 if len(dataset.scores) else 1
+    scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
+    bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"
+    return Merge(source, algorithm, scores, bump, target, planned.seed_scores, planned.budget_scores), [], warnings
+
+
+# --- already merged ---------------------------------------------------------------------------------------
+
+def merged_problems(submission: Submission, dataset, source_id: str) -> list[Problem]:
+    """Problems when data/ no longer holds exactly the rows the merged submission gives."""
+    upstream = f"contributions/{submission.submission_id}/{SCORES_FILE}"
+    target = submission.metadata.get("corrects") or submission.submission_id
+    planned, problems, _ = planned_scores(submission, target, source_id, upstream)
+    if problems:
+        return problems
+    compared = {"scores": ["algorithm_id", "game_id", "score", "raw_value", "provenance", "use_in_fit"],
+                "seed_scores": ["algorithm_id", "game_id", "seed", "score", "raw_value", "provenance"],
+                "budget_scores": ["algorithm_id", "game_id", "training_frames", "seed", "score", "raw_value",
+                                  "provenance"]}
+    for table, columns in compared.items():
+        expected = sorted(tuple(r[c] for c in columns) for r in getattr(planned, table))
+        frame = getattr(dataset, table)
+        stored = frame[frame["source_id"] == source_id] if frame is not None else None
+        found = [] if stored is None else sorted(
+            tuple(bool(v) if c == "use_in_fit" else int(v) if c in ("seed", "training_frames") else v
+                  for c, v in zip(columns, t)) for t in stored[columns].itertuples(index=False, name=None))
+        if expected != found:
+            return [Problem(_display(submission.folder, SCORES_FILE), None, None,
+                            f"already merged as source {source_id}, but data/{table}.csv holds {len(found)} rows of "
+                            f"it where the submission gives {len(expected)} (or their numbers differ)",
+                            "a merged submission must not change: submit a correction (corrects: ...) in a new folder")]
+    return []

@@ -1,0 +1,196 @@
+"""Merging a checked submission into data/: appended rows, validated in a scratch copy, written all files or none."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from ..datapackage import bump_version, descriptor_text, package_root, read_descriptor, resource_path, schema_of
+from ..errors import InputError
+from ..paths import package_file, package_target, read_regular_file
+from ..validation import Problem
+from .checking import merged_problems, plan_merge
+from .model import CHANGELOG, MAX_FILE_BYTES, SCORES_FILE, SUBMISSION_FILES, Merge, Report, Submission, SubmissionError
+from .reading import read_submission
+
+
+def appended_text(old: str, columns: list[str], rows: list[dict]) -> str:
+    """``old`` CSV text with ``rows`` appended (existing bytes untouched), in the schema's column order."""
+    from ..writing import csv_text
+
+    header = old.split("\n", 1)[0].rstrip("\r")
+    if header.split(",") != list(columns):
+        raise InputError(f"the table's header {header!r} differs from its schema's columns {columns}")
+    rendered = csv_text(columns, ([row[c] for c in columns] for row in rows)).split("\n", 1)[1]
+    return old + ("" if old.endswith("\n") else "\n") + rendered
+
+
+def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
+    """The new text of every data file a merge changes (relative path -> text)."""
+    descriptor = read_descriptor(root)
+    texts = {}
+    for name, rows in (("sources", [merge.source]), ("algorithms", [merge.algorithm] if merge.algorithm else []),
+                       ("scores", merge.scores), ("seed_scores", merge.seed_scores),
+                       ("budget_scores", merge.budget_scores)):
+        if not rows:
+            continue
+        resource = next(r for r in descriptor["resources"] if r["name"] == name)
+        columns = [f["name"] for f in schema_of(root, descriptor, name)["fields"]]
+        current = resource_path(root, descriptor, name)  # under the path policy: never a file outside the package
+        texts[resource["path"]] = appended_text(current.read_text(encoding="utf-8"), columns, rows)
+    return texts
+
+
+def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
+    """pandera validation of the package as it would be after writing ``texts`` (checked in a scratch copy)."""
+    from ..loading import TABLES, TableReadError, load
+    from ..validation import validate_dataset
+
+    with tempfile.TemporaryDirectory(prefix="atari5-contribution-") as scratch:
+        scratch = Path(scratch)
+        descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
+        shutil.copy2(root / "datapackage.json", scratch / "datapackage.json")
+        for resource in descriptor["resources"]:
+            schema = resource["schema"]
+            if isinstance(schema, str) and not (scratch / schema).exists():
+                (scratch / schema).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(package_file(root, schema, "datapackage.json, schema"), scratch / schema)
+            if resource["name"] in TABLES:
+                target = scratch / resource["path"]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if resource["path"] in texts:
+                    target.write_text(texts[resource["path"]], encoding="utf-8", newline="")
+                else:
+                    shutil.copyfile(resource_path(root, descriptor, resource["name"]), target)
+        try:
+            problems = validate_dataset(load(scratch))
+        except TableReadError as error:
+            problems = [Problem(f"data/{error.path.name}", line, column, f"{text!r} is not a {kind}", "")
+                        for line, column, text, kind in error.cells]
+    return [p._replace(message="after the merge: " + p.message) for p in problems]
+
+
+# --- checking and adding --------------------------------------------------------------------------------------
+
+def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Path:
+    """The data package a submission is checked against or merged into.
+
+    Given: ``package``. Otherwise the package the folder sits in
+    (<package>/contributions/<id>), else (checking only) the installed one.
+    """
+    if package is not None:
+        return package_root(package)
+    parent = Path(os.path.abspath(folder)).parent
+    if parent.name == "contributions" and (parent.parent / "datapackage.json").is_file():
+        return parent.parent
+    if writing:
+        raise InputError(f"{folder} is not in a data package's contributions/ folder: "
+                         "pass --package DIR, the data package to merge it into")
+    return package_root(None)
+
+
+def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None
+            ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
+    from ..loading import load
+
+    folder = Path(path)
+    root = _package_for(folder, package, writing)
+    dataset = load(root)
+    submission_id = Path(os.path.abspath(folder)).name
+    source_id = f"contrib-{submission_id}"
+    sources = dataset.sources.set_index("source_id")
+    merged = (source_id in sources.index
+              and sources.loc[source_id, "upstream_file"] == f"contributions/{submission_id}/{SCORES_FILE}")
+    submission, problems = read_submission(folder, dataset, this_year, check_ids=not merged)
+    if submission is None:
+        return Report(submission_id, problems, [], None, source_id if merged else None), root, None, {}
+    if merged:  # CI re-checks merged folders: data/ must still hold exactly their rows
+        report = Report(submission_id, merged_problems(submission, dataset, source_id), [], None, source_id)
+        return report, root, submission, {}
+    merge, problems, warnings = plan_merge(submission, dataset)
+    if merge is None:
+        return Report(submission_id, problems, warnings, None), root, submission, {}
+    texts = merged_texts(root, merge)
+    problems = merged_dataset_problems(root, texts)
+    return Report(submission_id, problems, warnings, None if problems else merge), root, submission, texts
+
+
+def check_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None) -> Report:
+    """Check a submission folder against the schemas and the dataset; every problem is listed.
+
+    ``package``: the data package to check against (default: the one the
+    folder sits in, else the installed one). Nothing is written.
+    """
+    return _review(path, package, writing=False, this_year=this_year)[0]
+
+
+def _changelog_line(merge: Merge, submission: Submission, version: str) -> tuple[str, str]:
+    """(section, line) of the CHANGELOG entry of a merge."""
+    fit = [r for r in merge.scores if r["use_in_fit"]]
+    ids = f"score_id {merge.scores[0]['score_id']}-{merge.scores[-1]['score_id']}"
+    contributor = submission.metadata["contributor"]["name"]
+    folder = f"contributions/{submission.submission_id}/"
+    seeds = "".join(f", {len(rows)} {what}" for rows, what in ((merge.seed_scores, "per-seed scores"),
+                                                                (merge.budget_scores, "scores at training budgets"))
+                    if rows)
+    if merge.corrects:
+        corrected = sum(1 for r in fit if r["supersedes"] is not None)
+        section = "Fixed" if merge.bump == "patch" else "Added"
+        return section, (f"Data {version}: {corrected} corrected and {len(fit) - corrected} new scores of "
+                         f"`{merge.corrects}`{seeds} ({ids}) from {folder}, contributed by {contributor}; "
+                         "the corrected rows stay, superseded.")
+    algorithm = merge.algorithm
+    excluded = f" Stays out of fits: {algorithm['exclusion']}." if algorithm["exclusion"] else ""
+    return "Added", (f"Data {version}: algorithm `{algorithm['algorithm_id']}` ({algorithm['name']}; "
+                     f"{algorithm['paper_title']}, {algorithm['year']}) with {len(fit)} scores{seeds} ({ids}) "
+                     f"from {folder}, contributed by {contributor}.{excluded}")
+
+
+def _submission_copy(folder: Path, root: Path, submission_id: str) -> dict[str, str]:
+    """Files to write so that the package holds the submission at contributions/<id>/ (none if it already does)."""
+    target = root / "contributions" / submission_id
+    if os.path.realpath(folder) == os.path.realpath(target):
+        return {}
+    if target.exists() or target.is_symlink():
+        raise InputError(f"{target} already exists and is not the submission {folder}: rename one of them")
+    # Bytes as submitted (CRLF kept); the files were checked to be UTF-8 without BOM.
+    return {f"contributions/{submission_id}/{name}": read_regular_file(
+                folder / name, str(folder / name), MAX_FILE_BYTES, follow_links=False).decode("utf-8")
+            for name in SUBMISSION_FILES}
+
+
+def add_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None) -> Merge:
+    """Merge a clean submission into the package's data/, append-only, all files or none.
+
+    Raises SubmissionError (an InputError) listing every problem when the
+    submission is not clean or is already merged; then nothing is written.
+    """
+    from ..versioning import apply_changes, changelog_with_entry, descriptor_with_stats
+
+    folder = Path(path)
+    report, root, submission, texts = _review(folder, package, writing=True, this_year=this_year)
+    if report.merged_as:
+        raise SubmissionError(report, f"{folder}: already merged as source {report.merged_as}; nothing to add")
+    if not report.ok:
+        raise SubmissionError(report)
+    merge = report.merge
+    files = dict(texts)
+    files.update(_submission_copy(folder, root, submission.submission_id))
+    descriptor = read_descriptor(root)
+    descriptor["version"] = bump_version(descriptor["version"], merge.bump)
+    descriptor = descriptor_with_stats(root, descriptor, files)
+    files["datapackage.json"] = descriptor_text(descriptor)
+    changelog_path = package_target(root, CHANGELOG, "the changelog")
+    changelog = changelog_path.read_text(encoding="utf-8") if changelog_path.is_file() else "# Changelog\n"
+    files[CHANGELOG] = changelog_with_entry(changelog, *_changelog_line(merge, submission, descriptor["version"]))
+    created = [d for d in (root / "contributions", root / "contributions" / submission.submission_id) if not d.exists()]
+    try:
+        apply_changes(root, files)
+    except BaseException:
+        for directory in reversed(created):  # apply_changes restores files; remove the folders it made
+            if directory.is_dir() and not any(directory.iterdir()):
+                directory.rmdir()
+        raise
+    return merge

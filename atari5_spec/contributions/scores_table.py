@@ -1,0 +1,271 @@
+"""Reading scores.csv: header, cells and rows checked against its Table Schema, each problem with line and column."""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+from ..errors import InputError
+from ..limits import ASCII_INTEGER, MAX_NUMBER_CHARS, control_character_problem, non_ascii_digit, score_problem
+from ..ids import UnknownGameError, game_aliases, resolve_game
+from ..validation import Problem
+from .metadata import formula_problem
+from .model import CURVE_COLUMNS, FAR_BELOW_RANDOM, NUMBER, PLUS_MINUS, SubmittedScore
+
+
+def _records(text: str):
+    """(first physical line, cells) of each CSV record; LF, CRLF and CR all end a line."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    previous = 0
+    for cells in reader:
+        yield previous + 1, cells
+        previous = reader.line_num
+
+
+def score_text_problem(text: str) -> tuple[str, str] | None:
+    """(message, fix) when a score cell is not a plain finite number; None when it is."""
+    from ..score_input import parse_score  # accepted exactly when `atari5-spec score` accepts it
+
+    try:
+        parse_score(text, "score")
+        return None
+    except InputError:
+        pass  # say what is wrong, and how to write it
+    if not text:
+        return "the score is empty", "write the published score, or remove the row"
+    digit = non_ascii_digit(text)
+    if digit:
+        return (f"{text!r} has the non-ASCII digit {digit!r} (U+{ord(digit):04X})",
+                "type the number again with the ASCII digits 0-9 (not full-width or another script's digits)")
+    if NUMBER.fullmatch(text):
+        if len(text) > MAX_NUMBER_CHARS:
+            return (f"{text[:20]!r}... has {len(text):,} characters, more than the limit of {MAX_NUMBER_CHARS}",
+                    "write the score as the paper prints it")
+        if not math.isfinite(float(text)):
+            return f"{text!r} is too large to be a finite number", "check the exponent"
+        return score_problem(float(text)) or f"{text!r} is not a plausible score", "check the exponent and the scale"
+    suffix = re.fullmatch(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))\s*([kKmM])", text)
+    if suffix:
+        factor = 1000 if suffix.group(2) in "kK" else 1_000_000
+        full = Decimal(suffix.group(1)) * factor
+        return (f"{text!r} uses a thousands suffix",
+                f"write the full number, {format(full.normalize(), 'f')} (scores.csv holds plain numbers)")
+    if re.fullmatch(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", text):
+        return f"{text!r} has thousands separators", f"write {text.replace(',', '')}"
+    if re.fullmatch(r"[+-]?[0-9]+,[0-9]+", text):
+        return f"{text!r} uses ',' as decimal mark", f"write {text.replace(',', '.')}"
+    if text.strip("+-").lower() in ("nan", "inf", "infinity"):
+        return f"{text!r} is not a finite number", "give the published finite score, or leave the game out"
+    if "\u2212" in text:
+        return f"{text!r} uses a Unicode minus sign", f"write {text.replace(chr(0x2212), '-')} with an ASCII '-'"
+    return f"{text!r} is not a number", "write the raw score as a plain number (digits, '.', optional sign)"
+
+
+MAX_INT64 = 2 ** 63 - 1  # pandas stores integer columns in 64 bits
+
+
+def _cell_problem(field: dict, text: str) -> str | None:
+    """Type and constraint problems of a non-score cell, from its Table Schema field."""
+    kind, constraints = field.get("type", "string"), field.get("constraints", {})
+    if not text:
+        return "a value is required" if constraints.get("required") else None
+    value: Any = text
+    if kind in ("integer", "number"):
+        digit = non_ascii_digit(text)
+        if digit:
+            return f"{text!r} has the non-ASCII digit {digit!r} (U+{ord(digit):04X}): write the digits 0-9"
+        if len(text) > MAX_NUMBER_CHARS:
+            return f"{text[:20]!r}... has {len(text):,} characters, more than the limit of {MAX_NUMBER_CHARS}"
+    if kind == "integer":
+        if not ASCII_INTEGER.fullmatch(text):
+            return f"{text!r} is not an integer"
+        value = int(text)
+        if abs(value) > MAX_INT64:
+            return f"{text!r} does not fit in 64 bits"
+    elif kind == "number":
+        if not NUMBER.fullmatch(text):
+            return f"{text!r} is not a plain number"
+        value = float(text)
+        if not math.isfinite(value):
+            return f"{text!r} is not a finite number"
+    if "minimum" in constraints and value < constraints["minimum"]:
+        return f"{text!r} is below the minimum {constraints['minimum']}"
+    if "maximum" in constraints and value > constraints["maximum"]:
+        return f"{text!r} is above the maximum {constraints['maximum']}"
+    if "maxLength" in constraints and len(text) > constraints["maxLength"]:
+        return f"{text!r} is longer than {constraints['maxLength']} characters"
+    if "pattern" in constraints and not re.fullmatch(constraints["pattern"].removeprefix("^").removesuffix("$"), text):
+        return f"{text!r} does not match {constraints['pattern']}"
+    return None
+
+
+def header_problems(header: list[str], table_schema: dict, label: str) -> list[Problem]:
+    """Missing, unknown or repeated columns (required fields must be present, any order)."""
+    names = [f["name"] for f in table_schema["fields"]]
+    required = [f["name"] for f in table_schema["fields"] if f.get("constraints", {}).get("required")]
+    problems = []
+    if len(header) == 1:
+        for delimiter, spoken in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
+            if delimiter in header[0]:
+                return [Problem(label, 1, None, f"the columns are separated by {spoken}, not commas",
+                                f"save the file as comma-separated values: {','.join(required)}")]
+    renamed = set()
+    for column in header:
+        if column not in names:
+            close = difflib.get_close_matches(column.strip().lower(), names, n=1)
+            renamed.update(close)
+            fix = f"rename it to {close[0]!r}" if close else f"remove the column (allowed: {', '.join(names)})"
+            problems.append(Problem(label, 1, column, f"unknown column {column!r}", fix))
+    for column in sorted({c for c in header if header.count(c) > 1}):
+        problems.append(Problem(label, 1, column, "the column appears twice", "keep one of the two"))
+    for column in required:
+        if column not in header and column not in renamed:
+            problems.append(Problem(label, 1, column, f"the required column {column!r} is missing",
+                                    f"the header must hold {', '.join(required)} (optional: "
+                                    f"{', '.join(n for n in names if n not in required)})"))
+    return problems
+
+
+def parse_scores(text: str, label: str, table_schema: dict, games, raw_value_max: int | None
+                 ) -> tuple[list[SubmittedScore], list[Problem]]:
+    """Every accepted row of a scores.csv, and a Problem for every cell, row or header that is wrong."""
+    if not text.strip():
+        return [], [Problem(label, None, None, "the file is empty",
+                            "write the header game,score and then one row per game")]
+    fields = {f["name"]: f for f in table_schema["fields"]}
+    aliases = game_aliases(games)
+    constants = games.set_index("game_id")
+    records = _records(text)
+    try:
+        _, header = next(records)
+        header = [h.strip() for h in header]
+        problems = header_problems(header, table_schema, label)
+        if problems:
+            return [], problems
+        rows, seen, content_rows = [], {}, 0
+        for line, cells in records:
+            content_rows += any(c.strip() for c in cells) and not cells[0].lstrip().startswith("#")
+            row, row_problems = _parse_row(line, cells, header, fields, label, aliases, constants, raw_value_max)
+            problems += row_problems
+            if row is None:
+                continue
+            key = (row.game_id, row.seed, row.training_frames)
+            if key in seen:
+                what = row.game_id if row.seed is None else f"{row.game_id} seed {row.seed}"
+                what += f" at {row.training_frames} frames" if row.training_frames is not None else ""
+                problems.append(Problem(label, line, "game" if row.seed is None else "seed",
+                                        f"duplicate row: {what} is given again (first on line {seen[key]})",
+                                        "give one row per game for the published number, one per game and "
+                                        "seed for per-seed scores, one per game, seed and training_frames for "
+                                        "learning curves; remove the repeated row"))
+                continue
+            seen[key] = line
+            rows.append(row)
+    except csv.Error as error:
+        return [], [Problem(label, None, None, f"not valid CSV ({error})", "check the quotes in the file")]
+    if not content_rows:
+        problems.append(Problem(label, None, None, "the file has no score rows (scores for zero games)",
+                                "add one row per game under the header: game,score"))
+    return rows, problems
+
+
+def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, label: str, aliases, constants,
+               raw_value_max: int | None) -> tuple[SubmittedScore | None, list[Problem]]:
+    """One data row: a SubmittedScore, or the Problems of its cells."""
+    if not cells or not any(c.strip() for c in cells):
+        return None, [Problem(label, line, None, "empty line", "remove the empty line")]
+    if cells[0].lstrip().startswith("#"):
+        return None, [Problem(label, line, None, "comment lines are not part of CSV",
+                              "remove the line; put remarks in metadata.yaml under notes")]
+    if len(cells) != len(header):
+        score_at, extra = header.index("score"), len(cells) - len(header)
+        joined = ",".join(cells[score_at:score_at + extra + 1]) if extra > 0 else ""
+        if extra > 0 and re.fullmatch(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", joined.strip()):
+            return None, [Problem(label, line, "score", f"{joined.strip()!r} has a thousands separator ',' "
+                                                        f"that splits it into {extra + 1} columns",
+                                  f"write {joined.strip().replace(',', '')}")]
+        return None, [Problem(label, line, None, f"{len(cells)} cells, but the header has {len(header)} columns",
+                              "give one value per column (leave optional cells empty); quote text containing commas")]
+    values = {column: cell.strip() for column, cell in zip(header, cells)}
+    problems = []
+    raw_text = values["score"]
+    split = PLUS_MINUS.fullmatch(raw_text)
+    if split:  # "mean ± std": the score is the mean; the spread goes to std
+        if values.get("std"):
+            return None, [Problem(label, line, "std", f"the score {raw_text!r} already gives the spread",
+                                  "leave std empty, or write the score without '± spread'")]
+        values["score"], values["std"] = split.group("score").strip(), split.group("std").strip()
+    for column, text in values.items():
+        field = fields[column]
+        hidden = control_character_problem(text)
+        if hidden:
+            problems.append(Problem(label, line, column, f"the cell {hidden}",
+                                    "type the cell again as plain characters (no terminal or formatting codes)"))
+            continue
+        risky = formula_problem(label, line, column, text) if field.get("type", "string") == "string" else (
+            formula_problem(label, line, column, text) if text.startswith(("=", "@", "\t")) else None)
+        if risky:
+            problems.append(risky)
+            continue
+        if column == "game":
+            continue
+        message = score_text_problem(text) if column == "score" else _cell_problem(field, text)
+        if isinstance(message, tuple):
+            problems.append(Problem(label, line, column, *message))
+        elif message:
+            problems.append(Problem(label, line, column, message, field.get("description", "")))
+    if raw_value_max and len(raw_text) > raw_value_max and not any(p.column == "score" for p in problems):
+        problems.append(Problem(label, line, "score", f"{raw_text!r} is longer than {raw_value_max} characters",
+                                "write the number with fewer digits, as the paper prints it"))
+    curve = {c: values.get(c, "") for c in CURVE_COLUMNS}
+    if values.get("training_frames"):
+        if not values.get("seed"):
+            problems.append(Problem(label, line, "seed", "a row with training_frames (a learning-curve score) "
+                                    "needs the run's seed", "give the seed of the run the curve belongs to"))
+        problems += [Problem(label, line, c, f"a learning-curve row needs {c}",
+                             "write the rows with atari5-spec contribute curves, which fills points, first_frame "
+                             "and last_frame") for c, text in curve.items() if not text]
+        if all(curve.values()) and not (int(curve["first_frame"]) <= int(curve["last_frame"])
+                                        <= int(values["training_frames"])):
+            problems.append(Problem(label, line, "last_frame", "the averaged points must satisfy "
+                                    "first_frame <= last_frame <= training_frames",
+                                    "recompute the row from the curve"))
+    else:
+        problems += [Problem(label, line, c, f"{c} is only for learning-curve rows (with training_frames)",
+                             "leave it empty, or give training_frames") for c, text in curve.items() if text]
+    game_id = None
+    if not any(p.column == "game" for p in problems):
+        try:
+            game_id = resolve_game(values["game"], aliases)
+        except UnknownGameError as error:
+            hint = f"did you mean {', '.join(error.suggestions)}? " if error.suggestions else ""
+            problems.append(Problem(label, line, "game", f"unknown game {values['game']!r}",
+                                    f"{hint}use an ALE id (battle_zone), Gymnasium id or printed name "
+                                    "of one of the 57 games"))
+        else:
+            if not bool(constants.loc[game_id, "in_57"]):
+                problems.append(Problem(label, line, "game", f"{game_id} is not one of the 57 canonical games",
+                                        "remove the row: Atari-5 scores and fits use only the 57 games"))
+    if problems:
+        return None, problems
+    score = float(values["score"])
+    random, human = constants.loc[game_id, "random_score"], constants.loc[game_id, "human_score"]
+    floor = random - FAR_BELOW_RANDOM * (human - random)
+    if score < floor:
+        return None, [Problem(label, line, "score",
+                              f"{values['score']} is far below random play on {game_id} (random {random:g}, "
+                              f"human {human:g}; the limit is random - {FAR_BELOW_RANDOM} x (human - random) = {floor:g})",
+                              "check the sign, the game and the scale (raw score, not normalised); if the paper "
+                              "really prints it, say so in metadata notes and ask a maintainer")]
+    def integer(column):
+        return int(values[column]) if values.get(column) else None
+
+    std = float(values["std"]) if values.get("std") else None
+    return SubmittedScore(line, game_id, " ".join(raw_text.split()), score, integer("seed"), std,
+                          integer("training_frames"), integer("points"), integer("first_frame"), integer("last_frame"),
+                          values.get("provenance") or None), []

@@ -1,0 +1,146 @@
+"""The limits every input is held to, and the checks that apply them (standard library only).
+
+Each limit is far above what an honest file needs and far below what makes
+the parsers, pandas or the arithmetic misbehave; CONTRIBUTING.md lists them.
+
+* Nesting: JSON and YAML at most MAX_NESTING_DEPTH levels (a submission's
+  metadata needs 3; Python's parsers recurse and fail at about 1,000).
+* Numbers: at most MAX_NUMBER_CHARS characters of text (a 1,000-digit
+  integer is not a measurement, and Python refuses to convert 4,300).
+* Digits: ASCII 0-9 only. Python's ``\\d`` and ``int()`` also read
+  full-width and other scripts' digits; a number that looks like one in one
+  font and another in the next has no place in a data file.
+* Text: no control characters (terminal escapes, NUL, the C1 range) and no
+  bidirectional overrides, which can make a name print as something else;
+  a line break only where a field is free text.
+* Score files: at most MAX_SCORE_FILE_BYTES, MAX_SCORE_ROWS rows and
+  MAX_RUNS_PER_GAME runs (seeds) of one game.
+* Scores: finite, and within MAX_ABS_SCORE of zero (no Atari 2600 game
+  displays a billion points; the largest published raw score in the data is
+  under five million). Scores far below random play are refused separately,
+  per game, where the normalisation constants are known.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from typing import Any, Callable
+
+from .errors import InputError
+
+__all__ = ["MAX_NESTING_DEPTH", "MAX_NUMBER_CHARS", "MAX_ABS_SCORE", "MAX_DESCRIPTOR_BYTES",
+           "MAX_SCORE_FILE_BYTES", "MAX_SCORE_ROWS", "MAX_RUNS_PER_GAME", "ASCII_NUMBER", "ASCII_INTEGER", "json_nesting_problem",
+           "load_json", "control_character_problem", "score_problem", "non_ascii_digit", "printable"]
+
+MAX_NESTING_DEPTH = 32
+MAX_NUMBER_CHARS = 40
+MAX_ABS_SCORE = 1e9
+MAX_DESCRIPTOR_BYTES = 4 << 20   # datapackage.json: 17 kB today
+MAX_SCORE_FILE_BYTES = 64 << 20  # a score file: 200,000 per-seed rows are about 6 MB
+MAX_SCORE_ROWS = 1_000_000       # rows (or JSON records) of a score file
+MAX_RUNS_PER_GAME = 1_000        # seeds of one game in a score file: ten times the largest published study;
+                                 # the seed bootstrap holds 10,000 resamples x runs numbers per game
+
+# Plain decimal or scientific notation in ASCII digits (re.ASCII: \d would accept any script's digits).
+ASCII_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+ASCII_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+_BIDI_CONTROLS = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
+                  "\u200e", "\u200f", "\u061c"}
+
+
+def json_nesting_problem(text: str) -> tuple[int, str] | None:
+    """(line, message) when a JSON text nests deeper than MAX_NESTING_DEPTH; one linear scan, strings aware."""
+    depth, line, in_string, escaped = 0, 1, False, False
+    for char in text:
+        if char == "\n":
+            line += 1
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_NESTING_DEPTH:
+                return line, f"nested deeper than {MAX_NESTING_DEPTH} levels"
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def _number(kind: Callable[[str], Any], label: str) -> Callable[[str], Any]:
+    def parse(text: str):
+        if len(text) > MAX_NUMBER_CHARS:
+            raise InputError(f"{label}: the number {text[:20]}... has {len(text):,} characters, more than the "
+                             f"limit of {MAX_NUMBER_CHARS}: write the value as a plain number")
+        return kind(text)
+    return parse
+
+
+def _no_constant(label: str) -> Callable[[str], Any]:
+    def refuse(text: str):
+        raise InputError(f"{label}: {text} is not a finite number (JSON has no NaN or Infinity): write a number")
+    return refuse
+
+
+def load_json(text: str, label: str, object_pairs_hook=None, allow_nan: bool = False) -> Any:
+    """json.loads with the limits: nesting depth, number length, no NaN/Infinity; InputError with the line.
+
+    ``allow_nan`` reads NaN/Infinity as floats, for callers that reject them later with a better place.
+    """
+    nested = json_nesting_problem(text)
+    if nested:
+        raise InputError(f"{label}, line {nested[0]}: {nested[1]}: flatten the structure")
+    try:
+        return json.loads(text, object_pairs_hook=object_pairs_hook, parse_int=_number(int, label),
+                          parse_float=_number(float, label),
+                          parse_constant=float if allow_nan else _no_constant(label))
+    except json.JSONDecodeError as error:
+        raise InputError(f"{label}, line {error.lineno}: not valid JSON ({error.msg}, column {error.colno})") from None
+    except RecursionError:  # the scan above makes this unreachable; kept so it can never be a traceback
+        raise InputError(f"{label}: nested too deeply: flatten the structure") from None
+
+
+def control_character_problem(text: str, line_breaks: bool = False) -> str | None:
+    """Why ``text`` may not be stored (a control or bidirectional character), or None.
+
+    ``line_breaks`` allows LF (and tab) inside free text such as notes.
+    """
+    allowed = {"\n", "\t"} if line_breaks else set()
+    for index, char in enumerate(text):
+        if char in allowed:
+            continue
+        if unicodedata.category(char) == "Cc":
+            return (f"contains the control character U+{ord(char):04X} at position {index + 1}"
+                    + (" (a line break)" if char in "\r\n" else ""))
+        if char in _BIDI_CONTROLS:
+            return f"contains the bidirectional control U+{ord(char):04X} at position {index + 1}"
+    return None
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: control and bidirectional characters shown as U+FFFD."""
+    return "".join("\ufffd" if unicodedata.category(c) == "Cc" or c in _BIDI_CONTROLS else c for c in text)
+
+
+def non_ascii_digit(text: str) -> str | None:
+    """The first digit in ``text`` that is not ASCII 0-9 (full-width, Arabic-Indic, ...), or None."""
+    return next((c for c in text if c.isdigit() and not ("0" <= c <= "9")), None)
+
+
+def score_problem(value: float) -> str | None:
+    """Why a raw game score is not plausible (None when it is): the rule in the module docstring."""
+    if not math.isfinite(value):
+        return f"{value!r} is not a finite number"
+    if abs(value) > MAX_ABS_SCORE:
+        return (f"{value:g} is beyond {MAX_ABS_SCORE:,.0f} in magnitude: no Atari game displays such a score "
+                "(check the exponent and the scale)")
+    return None

@@ -1,0 +1,210 @@
+"""One path policy for every file the project reads or writes.
+
+A data package is a folder whose datapackage.json a pull request can edit, so
+every path written in it is untrusted input, and so is every path a user
+passes on the command line. The rules, applied by every command:
+
+* **Package files** (resource paths, schemas, coefficient versions): a
+  relative POSIX path, without ``..``, ``~``, ``$``, ``%``, ``\\``, ``:``
+  or control characters (Frictionless calls absolute and ``..`` paths
+  unsafe; the rest keeps a path from meaning something else to a shell, to
+  Windows or to a URL parser), which, resolved with its symbolic links,
+  stays inside the package root. Writing into the package also refuses a
+  symbolic link at the file itself, so that a write, or the rollback of
+  one, replaces the file named and nothing else.
+* **Files read** are regular files, checked before they are opened for
+  reading (opening a named pipe blocks until someone writes to it; a device
+  never ends), and opened non-blocking so that a file swapped in between is
+  refused too; at most a stated number of bytes.
+* **Output folders** (``reproduce --out``, ``report --out``, ``evaluate
+  --figure``, ``contribute curves --out``) are refused inside a data package
+  (an output must never overwrite the data or the paper's reference tables)
+  and when they, or a file in them, are symbolic links; each file is written
+  atomically (a temporary file in the same folder, then a rename).
+
+Everything here is pure path logic on the standard library: the fast
+``score`` path imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from .errors import InputError
+
+__all__ = ["UnsafePathError", "unsafe_reason", "package_file", "package_target", "read_regular_file",
+           "regular_file_problem", "output_directory", "output_file", "write_output", "inside_a_package"]
+
+DESCRIPTOR = "datapackage.json"
+# Characters that make a relative path mean something else to a shell, Windows or a URL parser.
+_UNSAFE_CHARACTERS = {"~": "'~' (a home folder)", "$": "'$' (a variable)", "%": "'%' (a variable)",
+                      "\\": "'\\' (a Windows separator)", ":": "':' (a drive or URL scheme)"}
+
+
+class UnsafePathError(InputError):
+    """A path outside what the policy allows; the message names where it was given and how to fix it."""
+
+
+def unsafe_reason(relative: str) -> str | None:
+    """Why ``relative`` may not name a file inside a package (None when it may); no file system access."""
+    if not isinstance(relative, str) or not relative:
+        return "is not a non-empty text"
+    if any(ord(c) < 32 or ord(c) == 127 for c in relative):
+        return "contains control characters"
+    if relative.startswith("/") or os.path.isabs(relative):
+        return "is absolute"
+    for character, spoken in _UNSAFE_CHARACTERS.items():
+        if character in relative:
+            return f"contains {spoken}"
+    if ".." in PurePosixPath(relative).parts:
+        return "climbs out with '..'"
+    return None
+
+
+def _is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def package_file(root: Path | str, relative: str, where: str) -> Path:
+    """The path of ``relative`` inside the package at ``root``, or UnsafePathError naming ``where``.
+
+    ``where`` says where the path was written ("datapackage.json, resource
+    'scores', path"). Symbolic links are followed only as far as they stay
+    inside the package.
+    """
+    root = Path(root)
+    reason = unsafe_reason(relative)
+    if reason:
+        raise UnsafePathError(f"{where} {relative!r} {reason}: write a path relative to the package folder, "
+                              "inside it (e.g. data/scores.csv)")
+    path = root / relative
+    if not _is_within(Path(os.path.realpath(path)), Path(os.path.realpath(root))):
+        raise UnsafePathError(f"{where} {relative!r} leads outside the package through a symbolic link "
+                              f"({os.path.realpath(path)}): replace the link by the file itself")
+    return path
+
+
+def package_target(root: Path | str, relative: str, where: str) -> Path:
+    """Like package_file, for a file about to be written: a symbolic link at the file itself is refused too."""
+    path = package_file(root, relative, where)
+    if path.is_symlink():
+        raise UnsafePathError(f"{where} {relative!r} is a symbolic link: the package's files are written in "
+                              "place, never through links; replace the link by the file itself")
+    return path
+
+
+def regular_file_problem(path: Path | str, follow_links: bool = True) -> str | None:
+    """Why ``path`` is not a regular file to read (None when it is), without opening it."""
+    try:
+        info = os.stat(path) if follow_links else os.lstat(path)
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as error:
+        return f"cannot be read ({error.strerror})"
+    if stat.S_ISREG(info.st_mode):
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"
+    if stat.S_ISDIR(info.st_mode):
+        return "is a folder, not a file"
+    if stat.S_ISFIFO(info.st_mode):
+        return "is a named pipe, not a regular file"
+    return "is a device or socket, not a regular file"
+
+
+def read_regular_file(path: Path | str, label: str, max_bytes: int, follow_links: bool = True) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``; InputError naming ``label`` otherwise.
+
+    Special files are refused before they are opened for reading; the file is
+    opened non-blocking (a FIFO swapped in meanwhile cannot hang the read) and
+    checked again on the open descriptor.
+    """
+    problem = regular_file_problem(path, follow_links)
+    if problem:
+        raise InputError(f"{label}: {problem}" + ("" if problem == "does not exist" else
+                                                  ": give a plain file"))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= 0 if follow_links else getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise InputError(f"{label}: cannot be opened ({error.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{label}: is not a regular file: give a plain file")
+        if info.st_size > max_bytes:
+            raise InputError(f"{label}: is {info.st_size:,} bytes, more than the limit of {max_bytes:,} bytes")
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:  # grew while being read
+        raise InputError(f"{label}: is more than the limit of {max_bytes:,} bytes")
+    return data
+
+
+def inside_a_package(path: Path | str) -> Path | None:
+    """The data package folder (one holding datapackage.json) that ``path`` is in or is, if any."""
+    resolved = Path(os.path.realpath(path))
+    for folder in (resolved, *resolved.parents):
+        if (folder / DESCRIPTOR).is_file():
+            return folder
+    return None
+
+
+def output_directory(out: Path | str, option: str = "--out") -> Path:
+    """``out`` as a folder to write outputs into, created if missing; InputError when the policy refuses it."""
+    out = Path(out)
+    if out.is_symlink():
+        raise InputError(f"{option} {out}: is a symbolic link; outputs are not written through links: "
+                         "give a real folder")
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{option} {out}: exists and is not a folder: give a new or an existing folder")
+    package = inside_a_package(out)
+    if package is not None:
+        raise InputError(f"{option} {out}: is inside the data package {package}; outputs never go into a package "
+                         "(they could overwrite its data or the paper's reference tables): give a folder outside it")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"{option} {out}: cannot create the folder ({error.strerror})") from None
+    return out
+
+
+def output_file(path: Path | str, option: str = "--out") -> Path:
+    """``path`` as a file to write, in an allowed output folder; existing symbolic links and folders refused."""
+    path = Path(path)
+    if path.is_symlink():
+        raise InputError(f"{option} {path}: is a symbolic link; outputs are not written through links: "
+                         "remove the link or give another name")
+    if path.is_dir():
+        raise InputError(f"{option} {path}: is a folder: give a file name")
+    if path.exists() and not path.is_file():
+        raise InputError(f"{option} {path}: {regular_file_problem(path)}: give a plain file name")
+    output_directory(path.parent if str(path.parent) else Path("."), option)
+    return path
+
+
+def write_output(path: Path | str, data: str | bytes, option: str = "--out") -> Path:
+    """Write ``data`` to the output file ``path`` atomically, under the output policy."""
+    path = output_file(path, option)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise InputError(f"{option} {path}: cannot write there ({error.strerror})") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)  # replaces the name itself: never writes through a link swapped in meanwhile
+    except OSError as error:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise InputError(f"{option} {path}: cannot write there ({error.strerror})") from None
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
