@@ -15,10 +15,70 @@ from . import __version__
 from .errors import InputError
 
 
+PACKAGE_HELP = ("the data package (a directory or its datapackage.json); default: the atari5-spec package you are "
+                "in (the current directory or the nearest one above it), else the installed copy")
+
+
+def add_package_option(parser: argparse.ArgumentParser, positional: bool = False) -> None:
+    """``--package PATH``, the one name every command uses for the data package it works on.
+
+    ``--path`` (and, for validate and verify, a positional PATH) are still accepted, unlisted,
+    for scripts written before 1.0.
+    """
+    parser.add_argument("--package", dest="path", default=None, metavar="PATH", help=PACKAGE_HELP)
+    parser.add_argument("--path", dest="path", default=None, help=argparse.SUPPRESS)
+    if positional:
+        parser.add_argument("legacy_path", nargs="?", default=None, help=argparse.SUPPRESS)
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the code, the data package and the coefficient versions, read only when asked."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
+def version_text() -> str:
+    import json
+
+    from .datapackage import DESCRIPTOR, package_root
+
+    lines = [f"atari5-spec {__version__} (code)"]
+    try:
+        root = package_root()
+        descriptor = json.loads((root / DESCRIPTOR).read_text(encoding="utf-8"))
+        from .pinned import default_version, known_versions
+
+        versions = known_versions(root / "coefficients")
+        default = default_version(root / "coefficients")
+        lines += [f"data package {descriptor.get('version', '?')} at {root}",
+                  "coefficient versions: " + ", ".join(v + (" (default)" if v == default else "") for v in versions)]
+    except (OSError, ValueError, InputError) as error:
+        lines.append(f"data package: not readable ({error})")
+    return "\n".join(lines)
+
+
+def _problems_json(problems) -> list[dict]:
+    return [p._asdict() for p in problems]
+
+
 def _cmd_validate(args) -> int:
     from .validation import format_problems, validate_package
 
+    from .datapackage import package_root, which_package
+
     problems = validate_package(args.path)
+    if args.json:
+        import json
+
+        print(json.dumps({"package": str(package_root(args.path)), "valid": not problems,
+                          "problems": _problems_json(problems)}, indent=2))
+        return 1 if problems else 0
+    print(which_package(args.path))
     if problems:
         print(format_problems(problems))
         print(f"\n{len(problems)} problem(s): the package is NOT valid.")
@@ -43,7 +103,17 @@ def _progress_bar(label: str):
 def _cmd_verify(args) -> int:
     from .verification import format_report, verify
 
-    checks = verify(args.path, search=not args.skip_search, progress=_progress_bar("search"))
+    from .datapackage import package_root, which_package
+
+    checks = verify(args.path, search=not args.skip_search, progress=None if args.json else _progress_bar("search"))
+    if args.json:
+        import json
+
+        print(json.dumps({"package": str(package_root(args.path)), "ok": all(c.ok for c in checks),
+                          "checks": [{"name": c.name, "compared": c.compared, "max_abs_diff": c.max_abs_diff,
+                                      "ok": c.ok, "mismatches": list(c.mismatches)} for c in checks]}, indent=2))
+        return 0 if all(c.ok for c in checks) else 1
+    print(which_package(args.path))
     print(format_report(checks))
     failed = [c for c in checks if not c.ok]
     print(f"\n{len(checks) - len(failed)}/{len(checks)} checks passed" + ("" if not failed else ": NOT reproducible"))
@@ -181,10 +251,23 @@ def _add_where(p) -> None:
                    help="local worker processes when no scheduler is given (default: one per CPU)")
 
 
+def writable_package(path) -> str:
+    """The package a writing command changes: as given, else the one you are in (never the installed copy)."""
+    from .datapackage import enclosing_package
+
+    if path is not None:
+        return path
+    found = enclosing_package()
+    if found is None:
+        raise InputError("this command writes into a data package: run it inside a clone of atari5-spec or pass "
+                         "--package PATH (the installed copy is never changed)")
+    return str(found)
+
+
 def _cmd_fit(args) -> int:
     from .versioning import fit_new_version
 
-    path = fit_new_version(args.path or ".", args.name, description=args.description)
+    path = fit_new_version(writable_package(args.path), args.name, description=args.description)
     print(f"wrote coefficient version {args.name} to {path}")
     return 0
 
@@ -257,29 +340,49 @@ def build_parser() -> argparse.ArgumentParser:
         prog="atari5-spec",
         description="The Atari-5 benchmark: validate the data package, verify pinned coefficients, "
                     "score an agent from its five games.")
-    parser.add_argument("--version", action="version", version=f"atari5-spec {__version__}")
+    parser.add_argument("--version", action=_VersionAction,
+                        help="show the code, data package and coefficient versions, and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
 
-    p = commands.add_parser("validate", help="validate a data package (default: the installed one)")
-    p.add_argument("path", nargs="?", default=None, help="package directory or its datapackage.json")
+    p = commands.add_parser(
+        "validate", help="validate a data package: structure, types, keys, hashes and data rules",
+        description="Validates the data package with Frictionless (structure, types, constraints, keys, sha256 "
+                    "hashes) and with pandera models built from the same Table Schemas (data rules: finite scores, "
+                    "raw values, protocol facts, corrections). Prints which package it checked, then every problem "
+                    "with file, line, column and fix; exit 1 when it is not valid.")
+    add_package_option(p, positional=True)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=_cmd_validate)
 
-    p = commands.add_parser("verify", help="validate, then recompute every pinned coefficient version and "
-                                           "the paper's tables; exit 1 with a diff on any mismatch")
-    p.add_argument("path", nargs="?", default=None, help="package directory (default: the installed one)")
+    p = commands.add_parser(
+        "verify", help="validate, then recompute every pinned number; exit 1 with a diff on any mismatch",
+        description="Validates the package, then recomputes every pinned coefficient version from its pinned "
+                    "training rows (tolerance 1e-9), compares the paper's version with the paper's printed Tables "
+                    "2, 3, 8, 9, 10, 11 and 12 at printed precision, recomputes every pinned calibration "
+                    "(out-of-sample errors) and reruns the staged subset search. Exit 1, naming version, model "
+                    "and value, on any mismatch.")
+    add_package_option(p, positional=True)
     p.add_argument("--skip-search", action="store_true", help="do not rerun the subset search (faster)")
+    p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.set_defaults(run=_cmd_verify)
 
-    p = commands.add_parser("reproduce", help="write the paper's Tables 2, 3, 8, 9, 10, 11, 12 computed from the data")
+    p = commands.add_parser("reproduce", help="write the paper's Tables 2, 3, 8, 9, 10, 11, 12 computed from the data",
+                            description="Computes the Atari-5 paper's Tables 2, 3, 8, 9, 10, 11 and 12 from the "
+                                        "data and writes each as CSV (full precision) and Markdown (the paper's "
+                                        "printed precision) to a new folder outside the package.")
     p.add_argument("--out", required=True, help="directory to write CSV and Markdown files to")
-    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    add_package_option(p)
     p.add_argument("--coefficients", default=None, help="coefficient version (default: paper-2023)")
     p.set_defaults(run=_cmd_reproduce)
 
     p = commands.add_parser("search", help="run the paper's staged subset search, or with --size K the search for "
-                                           "the best K-subset of all games; print the best subsets")
-    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+                                           "the best K-subset of all games; print the best subsets",
+                            description="Reruns the Atari-5 paper's staged search (every five-game subset with "
+                                        "10-fold cross-validation, then Atari-3, -1, -3-Val, -5-Val and -10) on the "
+                                        "paper's training set, or with --size K searches every K-subset of the "
+                                        "searchable games without staging, on local processes or a Dask cluster.")
+    add_package_option(p)
     p.add_argument("--exclude", nargs="*", default=["surround"], help="games left out of the search")
     p.add_argument("--current-rule", action="store_true",
                    help="train on every entry the inclusion rule admits now, not only the paper's pool")
@@ -290,7 +393,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_search)
 
     p = commands.add_parser("stability", help="bootstrap over algorithms of the best-subset selection: how often "
-                                              "each game and subset is chosen, and the chosen model's CV error")
+                                              "each game and subset is chosen, and the chosen model's CV error",
+                            description="Resamples the training algorithms with replacement B times and reruns the "
+                                        "best K-subset search on each resample (local processes or a Dask cluster): "
+                                        "how often each game and each subset is chosen, and the distribution of "
+                                        "the chosen model's CV error. Resumable with --checkpoint.")
     p.add_argument("--resamples", type=int, default=20, metavar="B", help="bootstrap resamples (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the resamples (default 0)")
     p.add_argument("--size", type=int, default=5, metavar="K", help="games per subset (default 5: Atari-5)")
@@ -298,23 +405,32 @@ def build_parser() -> argparse.ArgumentParser:
                    help="append each finished resample to FILE and skip those already in it (resumable)")
     p.add_argument("--out", default=None, metavar="CSV", help="write one row per resample to this CSV file")
     p.add_argument("--top", type=int, default=10, help="how many of the most chosen subsets to list")
-    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    add_package_option(p)
     p.add_argument("--exclude", nargs="*", default=["surround"], help="games left out of the search")
     p.add_argument("--current-rule", action="store_true",
                    help="train on every entry the inclusion rule admits now, not only the paper's pool")
     _add_where(p)
     p.set_defaults(run=_cmd_stability)
 
-    p = commands.add_parser("fit", help="fit a new pinned coefficient version from the current data")
+    p = commands.add_parser("fit", help="fit a new pinned coefficient version from the current data",
+                            description="Fits every subset model of the default version (same games) on every entry "
+                                        "the inclusion rule admits in the current data, and pins it as a new "
+                                        "coefficient version (manifest, training rows, hashes); the data package "
+                                        "version gets a minor bump and CHANGELOG.md a line. The default version "
+                                        "does not change.")
     p.add_argument("--name", required=True, help="version name, e.g. 2026-11 (lower-case, digits, '-')")
-    p.add_argument("--path", default=None, help="package directory to write into (default: current directory)")
+    add_package_option(p)
     p.add_argument("--description", default=None, help="one sentence saying why this version exists")
     p.set_defaults(run=_cmd_fit)
 
     p = commands.add_parser("irt", help="fit a 2PL IRT model of 'at least human level' (Martinez-Plumed & "
                                         "Hernandez-Orallo 2017) and print each game's difficulty and "
-                                        "discrimination with standard errors")
-    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+                                        "discrimination with standard errors",
+                            description="Item response theory of the games (Martinez-Plumed & Hernandez-Orallo "
+                                        "2017) on the paper's training set: each game's difficulty and "
+                                        "discrimination with standard errors (Bayes modal 2PL by default), its "
+                                        "success rate, and whether it discriminates at all.")
+    add_package_option(p)
     p.add_argument("--abilities", action="store_true", help="also print each algorithm's ability")
     p.add_argument("--json", action="store_true", help="print the fit as JSON (games, abilities, warnings)")
     p.add_argument("--quadrature", type=int, default=21, metavar="N",
@@ -327,7 +443,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("aggregate", help="aggregate your own per-seed runs of any number of agents "
                                               "(CSV: agent,game,seed,score): IQM, median, mean, optimality gap "
                                               "with stratified bootstrap intervals, probability of improvement, "
-                                              "performance profiles, paired Welch tests")
+                                              "performance profiles, paired Welch tests",
+                            description="Aggregates your own per-seed runs (CSV agent,game,seed,score, raw scores, "
+                                        "any game spelling) on the human-normalised scale as a fraction (1.0 = "
+                                        "human): IQM, median, mean and optimality gap with stratified bootstrap "
+                                        "intervals, probability of improvement between agents, performance "
+                                        "profiles, the ALE paper's score distribution and paired Welch tests.")
     p.add_argument("runs", help="CSV file with columns agent, game, seed, score (raw scores, any game spelling)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--figure", metavar="PNG", default=None, help="also draw the intervals, profiles and "
@@ -335,13 +456,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
-    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    add_package_option(p)
     p.set_defaults(run=_cmd_aggregate)
 
     p = commands.add_parser("report", help="write pictures and one self-contained HTML page of the structure "
-                                           "analyses (needs matplotlib: pip install 'atari5-spec[plot]')")
+                                           "analyses (needs matplotlib: pip install 'atari5-spec[plot]')",
+                            description="The Atari-5 paper's structure analyses (single-game ranking, per-game "
+                                        "R^2, fairness, correlations, out-of-fold and held-out estimates) and the "
+                                        "IRT fit, as PNG pictures and one self-contained report.html in a new "
+                                        "folder outside the package.")
     p.add_argument("--out", required=True, help="directory to write the PNG files and report.html to")
-    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    add_package_option(p)
     p.set_defaults(run=_cmd_report)
 
     from .score_cli import add_scoring_commands  # score, predict, leaderboard (argparse only: fast)
@@ -362,6 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "legacy_path", None) and getattr(args, "path", None) is None:
+        args.path = args.legacy_path  # `validate PATH`, as before --package
     try:
         return args.run(args)
     except InputError as error:

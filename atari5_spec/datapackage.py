@@ -15,17 +15,22 @@ from .errors import InputError
 from .paths import package_file, package_target, read_regular_file
 
 
-__all__ = ["package_root", "read_descriptor", "descriptor_text", "refresh_resource_stats",
-           "bump_version", "resource_path", "schema_of", "DescriptorError", "table_resource", "CSV_DIALECT"]
+__all__ = ["package_root", "enclosing_package", "installed_package", "which_package", "PACKAGE_NAME",
+           "read_descriptor", "descriptor_text", "refresh_resource_stats", "bump_version", "resource_path", "schema_of", "DescriptorError", "table_resource", "CSV_DIALECT"]
 
 DESCRIPTOR = "datapackage.json"
+
+
+PACKAGE_NAME = "atari5-spec"  # the descriptor's "name": how a clone is told from other data packages
 
 
 def package_root(path: str | Path | None = None) -> Path:
     """The directory holding datapackage.json.
 
-    ``path`` may be a package directory or its datapackage.json; by default the
-    copy installed with atari5_spec (or, in a source checkout, the repository).
+    ``path`` may be a package directory or its datapackage.json. Without one:
+    the atari5-spec package you stand in (the current directory or the nearest
+    one above it holding an atari5-spec datapackage.json, as git finds its
+    repository), else the copy installed with atari5_spec.
     """
     if path is not None:
         path = Path(path)
@@ -33,11 +38,45 @@ def package_root(path: str | Path | None = None) -> Path:
         if not (root / DESCRIPTOR).is_file():
             raise FileNotFoundError(f"{root / DESCRIPTOR} does not exist: pass a data package directory")
         return root
+    return enclosing_package() or installed_package()
+
+
+def enclosing_package(start: str | Path | None = None) -> Path | None:
+    """The nearest directory at or above ``start`` (default: the current one) with an atari5-spec descriptor."""
+    try:
+        here = Path(start if start is not None else Path.cwd()).resolve()
+    except OSError:  # the current directory was removed
+        return None
+    for directory in (here, *here.parents):
+        candidate = directory / DESCRIPTOR
+        if candidate.is_file():
+            try:
+                if json.loads(candidate.read_text(encoding="utf-8")).get("name") == PACKAGE_NAME:
+                    return directory
+            except (OSError, ValueError, AttributeError):
+                continue  # another project's or a broken descriptor: keep looking upwards
+    return None
+
+
+def installed_package() -> Path:
+    """The copy of the data package installed with the code (or, in a source checkout, the repository)."""
     here = Path(__file__).resolve().parent
     for candidate in (here / "package", here.parent):
         if (candidate / DESCRIPTOR).is_file():
             return candidate
     raise FileNotFoundError("the atari5-spec data package is not installed next to the code")
+
+
+def which_package(path: str | Path | None = None) -> str:
+    """One line saying which package a command works on and why (printed by validate, verify, ...)."""
+    root = package_root(path)
+    why = ("as given" if path is not None else "the package you are in" if enclosing_package() == root
+           else "the installed copy; no atari5-spec package in or above the current directory")
+    try:
+        version = json.loads((root / DESCRIPTOR).read_text(encoding="utf-8")).get("version", "?")
+    except (OSError, ValueError, AttributeError):
+        version = "?"
+    return f"package: {root} (data {version}; {why})"
 
 
 # Every CSV of the package is written by atari5_spec.writing: comma-separated, header row,

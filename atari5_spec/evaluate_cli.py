@@ -19,6 +19,10 @@ def _cmd_evaluate(args) -> int:
         from .paths import output_file
 
         output_file(args.figure, "--figure")  # refused before the work: inside a data package, a link, a folder
+    if args.pin_calibration or args.update_calibration:
+        from .cli import writable_package
+
+        args.path = writable_package(args.path)
     dataset = load(args.path)
     known = known_versions(dataset.root / "coefficients")
     versions = args.version or [default_version(dataset.root / "coefficients")]
@@ -80,7 +84,9 @@ def add_evaluation_commands(commands) -> None:
                     "(results after 2022, Go-Explore, every learning-curve budget), its training agents by "
                     "leave-one-paper-out refits, and nested cross-validation of the whole select-then-fit "
                     "procedure; then the coverage of score's prediction interval.")
-    p.add_argument("--path", default=None, help="package directory (default: the installed one)")
+    from .cli import add_package_option
+
+    add_package_option(p)
     p.add_argument("--version", action="append", default=None,
                    help="coefficient version (repeat to compare versions side by side; default: the default version)")
     p.add_argument("--subset", default="Atari-5", help="subset reported in the tables (default Atari-5)")

@@ -323,9 +323,26 @@ def test_a_failure_while_writing_leaves_the_package_byte_identical(package, monk
 
 # --- accepted variants ---------------------------------------------------------------------------------------------
 
-def test_the_template_is_a_valid_submission(tmp_path, package):
+def test_the_unchanged_template_is_refused_naming_every_made_up_value(tmp_path, package):
     shutil.copytree(TEMPLATE, package / "contributions" / "example-agent")
     report = contrib.check_submission(package / "contributions" / "example-agent")
+    assert not report.ok
+    columns = {p.column for p in report.problems if "template's made-up example" in p.message}
+    assert columns == {"name", "paper.doi", "paper.arxiv", "paper.url", "contributor.name", "contributor.github"}
+    assert all(p.row for p in report.problems)
+
+
+def test_the_template_filled_in_is_a_valid_submission(tmp_path, package):
+    folder = package / "contributions" / "example-agent"
+    shutil.copytree(TEMPLATE, folder)
+    text = (folder / "metadata.yaml").read_text(encoding="utf-8")
+    for old, new in (("ExampleAgent  ", "RealAgent     "), ("name: ExampleAgent", "name: RealAgent"),
+                     ("10.5555/example.2024.1", "10.1234/real.2024.7"), ('"2401.00000"', '"2401.12345"'),
+                     ("https://example.org/exampleagent.pdf", "https://example.org/realagent.pdf"),
+                     ("name: Ada Example", "name: Grace Hopper"), ("ada-example", "grace-hopper")):
+        text = text.replace(old, new)
+    (folder / "metadata.yaml").write_text(text, encoding="utf-8")
+    report = contrib.check_submission(folder)
     assert report.ok, contrib.format_report(report)
     assert [w.message for w in report.warnings] == [
         "scores for 5 of the 57 games: fits need at least 40, so the entry is stored but does not enter fits"]

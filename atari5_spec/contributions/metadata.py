@@ -248,6 +248,33 @@ def formula_problem(label: str, line: int | None, column: str | None, text: str)
     return None
 
 
+# Values of contributions/_template/metadata.yaml that only an unedited copy has: it describes a
+# made-up paper (ExampleAgent) by a made-up contributor, and must never be merged as data.
+TEMPLATE_VALUES = {
+    ("name",): "ExampleAgent",
+    ("paper", "doi"): "10.5555/example.2024.1",
+    ("paper", "arxiv"): "2401.00000",
+    ("paper", "url"): "https://example.org/exampleagent.pdf",
+    ("contributor", "name"): "Ada Example",
+    ("contributor", "github"): "ada-example",
+}
+
+
+def template_problems(data: dict, node, label: str) -> list[Problem]:
+    """Problems for every value still as the template gives it (the made-up example)."""
+    problems = []
+    for path, example in TEMPLATE_VALUES.items():
+        value = data
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value == example:
+            problems.append(Problem(label, _key_line(node, list(path)), ".".join(path),
+                                    f"{value!r} is the template's made-up example, not your submission's",
+                                    "replace every value of contributions/_template/metadata.yaml with your "
+                                    "paper's and your own (see CONTRIBUTING.md)"))
+    return problems
+
+
 def metadata_problems(data: Any, node, schema: dict, label: str, this_year: int) -> list[Problem]:
     """Everything wrong with a parsed metadata.yaml: its JSON Schema, then the rules a schema cannot state."""
     if not isinstance(data, dict):
@@ -280,6 +307,7 @@ def metadata_problems(data: Any, node, schema: dict, label: str, this_year: int)
             problems.append(Problem(label, _key_line(node, ["protocol", "regime"]), "protocol.regime",
                                     f"regime {regime} does not agree with training_frames {frames}",
                                     f"write regime: {regime_label(frames)}, or correct training_frames"))
+    problems += template_problems(data, node, label)
     if protocol.get("statistic") == "single-seed" and protocol.get("seeds") not in (None, 1):
         problems.append(Problem(label, _key_line(node, ["protocol", "seeds"]), "protocol.seeds",
                                 f"statistic single-seed with seeds: {protocol.get('seeds')}",

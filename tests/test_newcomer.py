@@ -1,0 +1,86 @@
+"""What a new user meets first: which package a command works on, --version, --help, --json."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from atari5_spec import __version__
+from atari5_spec.cli import build_parser, main
+from atari5_spec.datapackage import enclosing_package, installed_package, package_root
+from conftest import PACKAGE_PARTS  # noqa: F401  (the copy below is the conftest's package_copy)
+
+
+def break_a_score(root):
+    """Change one score's text without re-recording its hash: both validators must notice."""
+    path = root / "data" / "scores.csv"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[1] = lines[1].replace(",6635,6635,", ",6636,6635,", 1)
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_validate_without_a_path_checks_the_package_you_stand_in(package_copy, monkeypatch, capsys):
+    break_a_score(package_copy)
+    (package_copy / "data" / "deeper").mkdir()
+    monkeypatch.chdir(package_copy / "data" / "deeper")  # like git: the nearest package above
+    assert enclosing_package() == package_copy.resolve()
+    code = main(["validate"])
+    out = capsys.readouterr().out
+    assert code == 1 and f"package: {package_copy.resolve()}" in out and "the package you are in" in out
+    assert "data/scores.csv" in out
+
+
+def test_outside_any_package_the_installed_copy_is_used_and_named(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert enclosing_package() is None and package_root() == installed_package()
+    assert main(["validate", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["valid"] and out["package"] == str(installed_package())
+
+
+def test_another_projects_datapackage_is_not_taken_for_this_one(tmp_path, monkeypatch):
+    (tmp_path / "datapackage.json").write_text(json.dumps({"name": "someone-elses", "resources": []}))
+    monkeypatch.chdir(tmp_path)
+    assert enclosing_package() is None
+
+
+def test_writing_commands_never_default_to_the_installed_copy(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["fit", "--name", "never-written"]) == 1
+    assert "--package PATH" in capsys.readouterr().err
+    assert not (installed_package() / "coefficients" / "never-written").exists()
+
+
+def test_one_option_name_for_the_package_everywhere():
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # argparse keeps subcommands here
+    for name, command in commands.items():
+        options = {o for action in command._actions for o in action.option_strings}
+        listed = {o for action in command._actions if action.help != "==SUPPRESS==" for o in action.option_strings}
+        if "--path" in options:
+            assert "--package" in listed and "--path" not in listed, name
+
+
+def test_version_names_code_data_and_coefficient_versions(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    out = capsys.readouterr().out
+    data_version = json.loads((package_root() / "datapackage.json").read_text(encoding="utf-8"))["version"]
+    assert stop.value.code == 0
+    assert f"atari5-spec {__version__}" in out and f"data package {data_version}" in out
+    assert "paper-2023 (default)" in out
+
+
+def test_every_command_has_a_description():
+    commands = build_parser()._subparsers._group_actions[0].choices
+    for name, command in commands.items():
+        assert command.description, f"`atari5-spec {name} --help` has no description"
+
+
+@pytest.mark.slow
+def test_verify_json(capsys):
+    assert main(["verify", "--skip-search", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] and all(check["ok"] for check in out["checks"]) and len(out["checks"]) > 10
