@@ -50,11 +50,8 @@ def enclosing_package(start: str | Path | None = None) -> Path | None:
     for directory in (here, *here.parents):
         candidate = directory / DESCRIPTOR
         if candidate.is_file():
-            try:
-                if json.loads(candidate.read_text(encoding="utf-8")).get("name") == PACKAGE_NAME:
-                    return directory
-            except (OSError, ValueError, AttributeError):
-                continue  # another project's or a broken descriptor: keep looking upwards
+            if _descriptor_name(candidate) == PACKAGE_NAME:
+                return directory
     return None
 
 
@@ -73,10 +70,19 @@ def which_package(path: str | Path | None = None) -> str:
     why = ("as given" if path is not None else "the package you are in" if enclosing_package() == root
            else "the installed copy; no atari5-spec package in or above the current directory")
     try:
-        version = json.loads((root / DESCRIPTOR).read_text(encoding="utf-8")).get("version", "?")
-    except (OSError, ValueError, AttributeError):
+        version = read_json_file(root, DESCRIPTOR, "the descriptor").get("version", "?")
+    except (OSError, ValueError, AttributeError):  # InputError is a ValueError; validate says what is wrong
         version = "?"
     return f"package: {root} (data {version}; {why})"
+
+
+def _descriptor_name(path: Path) -> str | None:
+    """The "name" of a descriptor, read under the same limits as any descriptor; None if it cannot be read."""
+    try:
+        descriptor = read_json_file(path.parent, path.name, "the descriptor")
+    except (OSError, ValueError):  # another project's, or a broken one: the caller keeps looking
+        return None
+    return descriptor.get("name") if isinstance(descriptor, dict) else None
 
 
 # Every CSV of the package is written by atari5_spec.writing: comma-separated, header row,

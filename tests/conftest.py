@@ -1,4 +1,10 @@
-"""Shared fixtures: the installed data package, and writable copies of it."""
+"""Shared fixtures: the installed data package, and writable copies of it; the fast and the full run.
+
+``pytest`` runs the fast tests (under half a minute on 2 cores); tests marked
+``slow`` (each a few seconds or more: whole-package validations, verify with
+the search, the report, Dask clusters, nested cross-validation) are skipped,
+saying so. ``pytest --full`` runs everything; CI does.
+"""
 
 import shutil
 
@@ -28,3 +34,40 @@ def package_copy(tmp_path):
         elif source.exists():
             shutil.copy2(source, target / part)
     return target
+
+
+def filled_in_template() -> dict:
+    """contributions/_template/metadata.yaml with its made-up example values replaced, as a contributor would."""
+    from pathlib import Path
+
+    import yaml
+
+    from atari5_spec.contributions.metadata import TEMPLATE_VALUES
+
+    template = Path(__file__).resolve().parents[1] / "contributions" / "_template" / "metadata.yaml"
+    meta = yaml.safe_load(template.read_text(encoding="utf-8"))
+    real = {("name",): "RealAgent", ("paper", "doi"): "10.1234/real.2024.7", ("paper", "arxiv"): "2401.12345",
+            ("paper", "url"): "https://example.org/realagent.pdf", ("contributor", "name"): "Grace Hopper",
+            ("contributor", "github"): "grace-hopper"}
+    assert set(real) == set(TEMPLATE_VALUES)
+    for path, value in real.items():
+        *parents, key = path
+        target = meta
+        for parent in parents:
+            target = target[parent]
+        target[key] = value
+    return meta
+
+
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true", default=False,
+                     help="also run the tests marked slow (the full run CI uses)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--full"):
+        return
+    skip = pytest.mark.skip(reason="slow: `pytest --full` runs it (CI does)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -32,10 +32,10 @@ THIS_YEAR = datetime.date.today().year
 BASE_METADATA = {
     "name": "TestAgent",
     "paper": {"title": "A Test Agent for Atari", "authors": ["Ada Example", "Grace Template"], "year": 2024,
-              "arxiv": "2401.00000", "location": "Table 5"},
+              "arxiv": "2401.12345", "location": "Table 5"},
     "protocol": {"start_condition": "no-op", "sticky_action_probability": 0.25, "max_episode_frames": 108000,
                  "training_frames": 200000000, "seeds": 3, "statistic": "mean"},
-    "contributor": {"name": "Ada Example", "github": "ada-example"},
+    "contributor": {"name": "Grace Hopper", "github": "grace-hopper"},
 }
 BASE_SCORES = "game,score\nBattle Zone,41230.5\nDouble Dunk,-1.2\nName This Game,12450\nPhoenix,35120.7\nQ*bert,18230\n"
 
@@ -291,6 +291,7 @@ def test_a_missing_package_for_add_is_an_input_error(tmp_path, capsys):
     assert code == 1 and "pass --package DIR" in output and "Traceback" not in output
 
 
+@pytest.mark.slow
 def test_add_of_an_already_merged_submission_writes_nothing(package, capsys):
     folder = make_submission(package / "contributions")
     assert run(capsys, "contribute", "add", str(folder))[0] == 0
@@ -300,6 +301,7 @@ def test_add_of_an_already_merged_submission_writes_nothing(package, capsys):
     assert snapshot(package) == before
 
 
+@pytest.mark.slow
 def test_a_failure_while_writing_leaves_the_package_byte_identical(package, monkeypatch):
     from atari5_spec import versioning
 
@@ -332,6 +334,7 @@ def test_the_unchanged_template_is_refused_naming_every_made_up_value(tmp_path, 
     assert all(p.row for p in report.problems)
 
 
+@pytest.mark.slow
 def test_the_template_filled_in_is_a_valid_submission(tmp_path, package):
     folder = package / "contributions" / "example-agent"
     shutil.copytree(TEMPLATE, folder)
@@ -348,6 +351,7 @@ def test_the_template_filled_in_is_a_valid_submission(tmp_path, package):
         "scores for 5 of the 57 games: fits need at least 40, so the entry is stored but does not enter fits"]
 
 
+@pytest.mark.slow
 def test_crlf_line_endings_are_accepted_with_the_same_rows(package):
     lf = contrib.check_submission(make_submission(package / "contributions", "lf-agent"))
     crlf = contrib.check_submission(make_submission(package / "contributions", "crlf-agent",
@@ -359,13 +363,15 @@ def test_crlf_line_endings_are_accepted_with_the_same_rows(package):
     assert [r["provenance"].rsplit(":", 1)[1] for r in crlf.merge.scores] == ["2", "3", "4", "5", "6"]
 
 
+@pytest.mark.slow
 def test_arxiv_id_read_by_yaml_as_a_number_keeps_its_text(package):
-    text = yaml.safe_dump(BASE_METADATA, sort_keys=False).replace("arxiv: '2401.00000'", "arxiv: 2401.10010")
+    text = yaml.safe_dump(BASE_METADATA, sort_keys=False).replace("arxiv: '2401.12345'", "arxiv: 2401.10010")
     report = contrib.check_submission(make_submission(package / "contributions", meta=text))
     assert report.ok, contrib.format_report(report)
     assert "arXiv 2401.10010." in report.merge.source["description"]
 
 
+@pytest.mark.slow
 def test_seeds_keep_every_number_and_derive_the_fit_row_exactly(package):
     scores = ("game,score,seed,std\n"
               "Phoenix,35120.7,,900\nPhoenix,34000.1,0,\nPhoenix,35500,1,\nPhoenix,35862,2,\n"
@@ -392,6 +398,7 @@ def test_seeds_keep_every_number_and_derive_the_fit_row_exactly(package):
     assert report.merge.budget_scores == []
 
 
+@pytest.mark.slow
 def test_mean_plus_minus_std_cells_keep_their_text_and_split_the_numbers(package):
     scores = "game,score\nPhoenix,1705.80 ± 439.74\nQ*bert,18230 +/- 950\n"
     report = contrib.check_submission(make_submission(package / "contributions", scores=scores))
@@ -407,6 +414,7 @@ def test_a_spread_given_twice_is_a_problem(package):
     assert [(p.row, p.column) for p in report.problems] == [(2, "std")]
 
 
+@pytest.mark.slow
 def test_learning_curve_rows_go_to_the_budget_table_and_need_a_rule(package):
     scores = ("game,score,seed,training_frames,points,first_frame,last_frame\n"
               "Phoenix,100,0,,,,\nPhoenix,50,0,10000000,5,8400000,10000000\nPhoenix,100,0,200000000,5,198400000,200000000\n")
@@ -444,6 +452,7 @@ def test_a_published_mean_that_disagrees_with_its_seeds_is_rejected_naming_both(
     ({"training_frames": 400000, "sticky_action_probability": 0}, ("training-budget", 0, 108000, 400000)),
     ({"max_episode_frames": None, "training_frames": None, "sticky_action_probability": None}, (None, None, None, None)),
 ], ids=["episode-frame-limit", "training-budget", "not-stated"])
+@pytest.mark.slow
 def test_protocol_fills_the_algorithm_row_and_its_exclusion(package, protocol, expected):
     meta = metadata()
     meta["protocol"].update(protocol)
@@ -458,6 +467,7 @@ def test_protocol_fills_the_algorithm_row_and_its_exclusion(package, protocol, e
     assert (row["exclusion_note"] is None) == (row["exclusion"] is None)
 
 
+@pytest.mark.slow
 def test_submission_from_elsewhere_is_copied_byte_exact_into_the_package(package, tmp_path):
     folder = make_submission(tmp_path / "outside", scores=BASE_SCORES.replace("\n", "\r\n"))
     contrib.add_submission(folder, package)
@@ -465,6 +475,7 @@ def test_submission_from_elsewhere_is_copied_byte_exact_into_the_package(package
         assert (package / "contributions" / "test-agent" / name).read_bytes() == (folder / name).read_bytes()
 
 
+@pytest.mark.slow
 def test_merged_submission_must_stay_what_was_merged(package, capsys):
     folder = make_submission(package / "contributions")
     contrib.add_submission(folder)
@@ -489,6 +500,7 @@ def test_metadata_schema_lengths_agree_with_the_algorithms_table_schema():
 
 # --- corrections ------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_correction_adds_superseding_rows_and_is_a_patch(package, dataset):
     old = dataset.scores[(dataset.scores.algorithm_id == "dreamerv2") & dataset.scores.use_in_fit]
     alien, amidar = (old[old.game_id == g].iloc[0] for g in ("alien", "amidar"))
@@ -528,6 +540,7 @@ def test_a_correction_that_changes_nothing_is_rejected(package, capsys, dataset)
     assert code == 1 and f"is the number data/ already has for dreamerv2/alien (score_id {old.score_id})" in output
 
 
+@pytest.mark.slow
 def test_a_correction_of_a_table3_algorithm_keeps_the_paper_version_verifiable(package):
     meta = metadata(name=None, protocol=None, corrects="muzero")
     contrib.add_submission(make_submission(package / "contributions", "muzero-fix", meta=meta,
@@ -570,6 +583,7 @@ def merged(tmp_path_factory, dataset):
             "first_id": int(dataset.scores.score_id.max()) + 1}
 
 
+@pytest.mark.slow
 def test_realistic_submission_checks_clean_with_the_duplicate_flagged(merged):
     report = merged["report"]
     assert report.ok, contrib.format_report(report)
@@ -577,6 +591,7 @@ def test_realistic_submission_checks_clean_with_the_duplicate_flagged(merged):
         f"{len(merged['dreamerv2'])} of the {len(merged['dreamerv2'])} scores equal those of 'dreamerv2' in data/"]
 
 
+@pytest.mark.slow
 def test_merge_adds_exactly_the_expected_rows(merged):
     root, expected = merged["root"], merged["dreamerv2"].sort_values("game_id")
     data = load(root)
@@ -602,16 +617,19 @@ def test_merge_adds_exactly_the_expected_rows(merged):
     assert read_descriptor(root)["version"] == bump_version(merged["version"], "minor")
 
 
+@pytest.mark.slow
 def test_merged_package_validates(merged):
     assert validate_package(merged["root"]) == []
 
 
+@pytest.mark.slow
 def test_merged_package_still_verifies_the_papers_pinned_version(merged, capsys):
     code, output = run(capsys, "verify", str(merged["root"]), "--skip-search")
     assert code == 0, output
     assert "paper-2023: training rows in data" in output
 
 
+@pytest.mark.slow
 def test_a_new_version_fitted_on_the_enlarged_data_and_the_paper_version_both_verify(merged, capsys):
     root = merged["root"]
     assert run(capsys, "fit", "--name", "2026-test", "--path", str(root))[0] == 0

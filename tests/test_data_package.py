@@ -23,11 +23,13 @@ def frictionless_cli(root):
     return subprocess.run([exe, "validate", "datapackage.json"], cwd=root, capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_frictionless_cli_accepts_the_shipped_package():
     result = frictionless_cli(package_root())
     assert result.returncode == 0, result.stdout[-2000:]
 
 
+@pytest.mark.slow
 def test_atari5_spec_validate_accepts_the_shipped_package(capsys):
     assert main(["validate"]) == 0
     assert "valid" in capsys.readouterr().out
@@ -46,6 +48,7 @@ def change_one_digit(path):
     raise AssertionError(f"no digit in {path}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("relative", DATA_FILES)
 def test_one_changed_digit_fails_both_validators_naming_the_file(package_copy, relative, capsys):
     change_one_digit(package_copy / relative)

@@ -173,6 +173,7 @@ def test_bad_protocol_options_are_user_errors(capsys, option):
     assert code == 1 and "error:" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_evaluate_command_text_json_and_figure(capsys, tmp_path):
     figure = tmp_path / "heldout.png"
     assert main(["evaluate", "--no-nested", "--json", "--figure", str(figure)]) == 0

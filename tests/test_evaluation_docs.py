@@ -34,6 +34,7 @@ def evaluated():
     return data, agents, results
 
 
+@pytest.mark.slow
 def test_docs_side_by_side_table_is_what_evaluate_computes(evaluated):
     data, agents, results = evaluated
     table = compare_versions(results, categories(agents, data)).set_index("category")
@@ -48,6 +49,7 @@ def test_docs_side_by_side_table_is_what_evaluate_computes(evaluated):
         assert f"| {int(row['n'])} |" in line
 
 
+@pytest.mark.slow
 def test_docs_refit_candidate_figures_are_what_evaluate_computes(evaluated):
     data, agents, _ = evaluated
     games = load_coefficient_set("paper-2023").subsets["Atari-5"].games

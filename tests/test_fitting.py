@@ -65,6 +65,7 @@ def test_fits_match_sklearn():
         assert intercept == pytest.approx(theirs.intercept_, abs=1e-10)
 
 
+@pytest.mark.slow
 def test_cross_validation_matches_sklearn_on_subsets_with_missing_values():
     X, y = synthetic(missing=0.12)
     rng = np.random.default_rng(2)

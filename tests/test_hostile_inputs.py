@@ -19,7 +19,7 @@ import yaml
 
 from atari5_spec.cli import main
 from atari5_spec.datapackage import package_root
-from conftest import PACKAGE_PARTS
+from conftest import PACKAGE_PARTS, filled_in_template
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TEMPLATE = REPOSITORY / "contributions" / "_template"
@@ -73,14 +73,14 @@ def submission(package: Path, meta=None, scores: str | bytes = FIVE, name: str =
     folder = package / "contributions" / name
     folder.mkdir()
     text = meta if isinstance(meta, str) else yaml.safe_dump(
-        meta or yaml.safe_load((TEMPLATE / "metadata.yaml").read_text(encoding="utf-8")), sort_keys=False)
+        meta or filled_in_template(), sort_keys=False)
     (folder / "metadata.yaml").write_text(text, encoding="utf-8")
     (folder / "scores.csv").write_bytes(scores if isinstance(scores, bytes) else scores.encode("utf-8"))
     return folder
 
 
 def template_metadata(**protocol) -> dict:
-    meta = yaml.safe_load((TEMPLATE / "metadata.yaml").read_text(encoding="utf-8"))
+    meta = filled_in_template()
     meta["protocol"].update(protocol)
     return meta
 
@@ -427,6 +427,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
 def test_hostile_input_is_refused_cleanly_and_changes_nothing(case, package, capsys):
     argv, fragments = CASES[case](package)
@@ -445,8 +446,11 @@ def test_hostile_input_is_refused_cleanly_and_changes_nothing(case, package, cap
     assert snapshot(package.parent) == before
 
 
+@pytest.mark.slow
 def test_a_good_submission_still_merges_cleanly(package, capsys):
     shutil.copytree(TEMPLATE, package / "contributions" / "example-agent")
+    (package / "contributions" / "example-agent" / "metadata.yaml").write_text(
+        yaml.safe_dump(filled_in_template(), sort_keys=False), encoding="utf-8")
     code, out, err = run(capsys, ["contribute", "add", str(package / "contributions" / "example-agent")])
     assert code == 0, out + err
     assert "merged" in out

@@ -61,6 +61,7 @@ def test_reported_parameters_are_consistent(prior):
             assert irt.log_posterior(moved, u, prior=prior) < fit.log_posterior
 
 
+@pytest.mark.slow
 def test_fit_is_deterministic():
     u, *_ = simulate(500, 8, seed=2, missing=0.1)
     first, second = irt.fit_2pl(u), irt.fit_2pl(u)
@@ -273,6 +274,7 @@ def test_bad_prior():
 # --- an independent implementation: girth (PyPI) -----------------------------
 
 
+@pytest.mark.slow
 def test_maximum_likelihood_fit_matches_girth():
     """girth's ``twopl_mml`` (its own EM and quadrature) on complete data, inside its discrimination bounds."""
     girth = pytest.importorskip("girth", reason="girth is a test dependency: pip install '.[test]'")

@@ -32,6 +32,7 @@ def test_validate_without_a_path_checks_the_package_you_stand_in(package_copy, m
     assert "data/scores.csv" in out
 
 
+@pytest.mark.slow
 def test_outside_any_package_the_installed_copy_is_used_and_named(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert enclosing_package() is None and package_root() == installed_package()
@@ -84,3 +85,29 @@ def test_verify_json(capsys):
     assert main(["verify", "--skip-search", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] and all(check["ok"] for check in out["checks"]) and len(out["checks"]) > 10
+
+
+REPOSITORY = __import__("pathlib").Path(__file__).resolve().parents[1]
+TEXT_FILES = ["README.md", "CONTRIBUTING.md", "CITATION.cff", "pyproject.toml", "datapackage.json",
+              "published/README.md", "docs/differences.md", "docs/out-of-sample.md"]
+
+
+def test_no_placeholder_address_and_an_spdx_licence():
+    for name in TEXT_FILES + [str(p.relative_to(REPOSITORY)) for p in (REPOSITORY / "schemas").glob("*.json")]:
+        assert "github.com/atari5-spec" not in (REPOSITORY / name).read_text(encoding="utf-8"), name
+    pyproject = (REPOSITORY / "pyproject.toml").read_text(encoding="utf-8")  # (tomllib needs Python 3.11)
+    assert 'license = "MIT AND CC-BY-SA-4.0"' in pyproject and "\n[project.urls]\n" in pyproject
+    assert "pip install atari5-spec" not in (REPOSITORY / "README.md").read_text(encoding="utf-8")
+
+
+def test_papers_are_named_by_authors_and_year_not_by_seed_number(capsys):
+    import re
+
+    pattern = re.compile(r"seed[ _]?00\d|shared/seeds", re.IGNORECASE)
+    for name in TEXT_FILES:
+        assert not pattern.search((REPOSITORY / name).read_text(encoding="utf-8")), name
+    commands = build_parser()._subparsers._group_actions[0].choices
+    for name, command in commands.items():
+        assert not pattern.search(command.format_help()), name
+    descriptor = json.loads((REPOSITORY / "datapackage.json").read_text(encoding="utf-8"))
+    assert not any(pattern.search(r["name"] + r["path"]) for r in descriptor["resources"])

@@ -8,6 +8,7 @@ import pytest
 import atari5_spec
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in atari5_spec.__all__ if n != "__version__"])
 def test_every_lazy_name_is_the_same_callable_on_every_access(name):
     # In a fresh interpreter, as in a notebook: first access, then the submodules get imported

@@ -15,6 +15,9 @@ import pytest
 from atari5_spec import cli, report
 from atari5_spec.errors import InputError
 
+# Every test here draws on the full analyses (several seconds to set up): the full run only.
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("matplotlib")
 
 
@@ -34,6 +37,7 @@ def written(tmp_path_factory):
     return [Path(p) for p in said], out
 
 
+@pytest.mark.slow
 def test_report_writes_every_file_it_names(written):
     paths, out = written
     names = {p.name for p in paths}
@@ -42,6 +46,7 @@ def test_report_writes_every_file_it_names(written):
         assert path.exists() and path.parent == out and path.stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_every_png_is_a_real_plot(written):
     import matplotlib.image
 
@@ -79,6 +84,7 @@ def test_html_holds_the_tables(written):
     assert "seed 003" not in page and "seed003" not in page
 
 
+@pytest.mark.slow
 def test_tables_use_display_names_and_percent(analyses, written):
     page = (written[1] / report.HTML_FILE).read_text(encoding="utf-8")
     cells = re.findall(r"<td>([^<]*)</td>", page)
@@ -89,6 +95,7 @@ def test_tables_use_display_names_and_percent(analyses, written):
     assert fairness["mean_absolute_relative_error_percent"].between(1, 50).all()  # %, as the plot
 
 
+@pytest.mark.slow
 def test_out_of_fold_estimates_are_not_the_in_sample_ones(analyses):
     oof, in_sample = analyses.out_of_fold.set_index("algorithm_id"), analyses.fairness.algorithms
     in_sample = in_sample.set_index("algorithm_id")
@@ -107,6 +114,7 @@ def test_correlation_matrix_is_not_positive_semidefinite(analyses):
     assert analyses.smallest_eigenvalue < 0
 
 
+@pytest.mark.slow
 def test_every_axis_says_its_unit(analyses):
     for key, plot in report._PLOTS.items():
         figure = plot(analyses)
@@ -152,6 +160,7 @@ def test_report_renders_in_headless_chromium(written, tmp_path):
     assert len(colours) > 200  # text, plots and colour maps, not a blank or error page
 
 
+@pytest.mark.slow
 def test_pictures_are_deterministic(analyses):
     def png_bytes():
         buffer = io.BytesIO()
@@ -176,6 +185,7 @@ def test_missing_matplotlib_says_how_to_install(monkeypatch):
         report.require_matplotlib()
 
 
+@pytest.mark.slow
 def test_irt_command(capsys):
     assert cli.main(["irt", "--abilities"]) == 0
     out = capsys.readouterr().out
@@ -192,6 +202,7 @@ def test_irt_command(capsys):
     assert re.search(r"^agent57\s+-?\d+\.\d{3}\s+\d\.\d{3}$", out, flags=re.MULTILINE)  # --abilities
 
 
+@pytest.mark.slow
 def test_irt_json(capsys):
     import json
 

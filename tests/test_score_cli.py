@@ -210,6 +210,7 @@ def test_predict_atari10_needs_its_games(run, table3_csv):
     assert status == 1 and "Atari-10 predictions need" in err
 
 
+@pytest.mark.slow
 def test_leaderboard_runs_and_ranks_the_user(run, table3_csv, table3):
     status, out, _ = run("leaderboard")
     assert status == 0

@@ -60,6 +60,7 @@ def brute_force_best(X, y, pool, k, always=()):
 
 @pytest.mark.parametrize("k, always", [(1, ()), (2, ()), (3, ()), (4, ()), (5, ()), (2, (3, 9)), (4, (0,)),
                                        (3, (1, 2, 4))])
+@pytest.mark.slow
 def test_every_subset_matches_the_reference(k, always, path):
     X, y = synthetic(seed=k + len(always))
     pool = [g for g in range(X.shape[1]) if g not in always]
@@ -131,6 +132,7 @@ def test_too_few_rows_gives_nan_not_an_error(path):
     assert np.isfinite(scores.cv_mse[~with_game0]).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_best_subset_is_the_brute_force_choice(seed, path):
     X, y = synthetic(seed=20 + seed)
@@ -174,6 +176,7 @@ def test_tree_and_direct_fits_agree_on_a_bigger_search(monkeypatch):
     np.testing.assert_array_equal(by_tree.n_rows, direct.n_rows[matched])
 
 
+@pytest.mark.slow
 def test_staged_search_follows_the_paper_on_a_small_problem(path):
     X, y = synthetic(seed=40, n_games=16)
     games = [f"g{i:02d}" for i in range(15)] + ["surround"]

@@ -121,6 +121,7 @@ def cluster():
             yield client
 
 
+@pytest.mark.slow
 def test_dask_gives_identical_numbers(cluster):
     X, y = synthetic(seed=54, n_games=15)
     here = search.top_subsets(X, y, range(15), 5, keep=200, depth=2)
@@ -174,6 +175,7 @@ def test_resamples_are_fixed_by_seed_and_index():
     assert not np.array_equal(first, stability.resample_rows(62, 4, seed=7))
 
 
+@pytest.mark.slow
 def test_stability_counts_games_and_subsets():
     X, y = stability_frame()
     report = search.selection_stability(X, y, resamples=4, seed=1, k=3)
@@ -186,6 +188,7 @@ def test_stability_counts_games_and_subsets():
         assert row.games == ";".join(f"g{c:02d}" for c in best)
 
 
+@pytest.mark.slow
 def test_stability_is_the_same_resumed_on_processes_and_on_dask(tmp_path, cluster):
     X, y = stability_frame(seed=61)
     whole = search.selection_stability(X, y, resamples=4, seed=2, k=3)
@@ -220,6 +223,7 @@ def test_stability_command_on_the_paper_matrix(tmp_path, capsys):
     assert len(pd.read_csv(out)) == 2
 
 
+@pytest.mark.slow
 def test_the_local_search_needs_no_dask(tmp_path):
     """Without dask installed the package imports and searches on local processes."""
     import subprocess

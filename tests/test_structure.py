@@ -203,6 +203,7 @@ def test_human_level_responses_keep_missing():
     assert responses["b"].tolist() == [1.0, 0.0, 1.0]
 
 
+@pytest.mark.slow
 def test_irt_on_the_dataset(dataset, paper, irt_fit):
     result = irt_fit.result
     agents = dataset.algorithms.set_index("algorithm_id")["kind"]
@@ -246,6 +247,7 @@ def test_unregularised_irt_is_still_available_and_says_it_separates(dataset):
     assert len(separated) >= 10 and result.items.loc[separated, "discrimination"].abs().min() > 10
 
 
+@pytest.mark.slow
 def test_irt_rank_correlation_with_the_irt_paper(irt_fit):
     rc = irt_fit.rank_correlation
     print(f"Spearman rank correlation of difficulty with the IRT paper over {rc.n} games: "

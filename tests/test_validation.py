@@ -35,6 +35,7 @@ def problems_at(root, relative, line=None, column=None):
             if p.file == relative and (line is None or p.row == line) and (column is None or p.column == column)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["inf", "NaN", "-INF"])
 def test_non_finite_score(package_copy, value):
     edit_cell(package_copy, "data/scores.csv", 2, "score", value)
@@ -42,6 +43,7 @@ def test_non_finite_score(package_copy, value):
     assert any("finite" in p.message for p in found)
 
 
+@pytest.mark.slow
 def test_human_not_above_random(package_copy):
     line = line_of(package_copy, "data/games.csv", "pong,")
     edit_cell(package_copy, "data/games.csv", line, "human_score", "-25")
@@ -49,16 +51,19 @@ def test_human_not_above_random(package_copy):
     assert found and "above random" in found[0].message and found[0].fix
 
 
+@pytest.mark.slow
 def test_unknown_algorithm_id_in_scores(package_copy):
     edit_cell(package_copy, "data/scores.csv", 3, "algorithm_id", "no-such-agent")
     assert problems_at(package_copy, "data/scores.csv", 3, "algorithm_id")
 
 
+@pytest.mark.slow
 def test_unknown_game_id_in_scores(package_copy):
     edit_cell(package_copy, "data/scores.csv", 3, "game_id", "pacman")
     assert problems_at(package_copy, "data/scores.csv", 3, "game_id")
 
 
+@pytest.mark.slow
 def test_disagreeing_numbers_for_a_pair_used_by_fits(package_copy):
     # Prior+Duel hs: Papers with Code lists Alien twice (two papers); both rows are used.
     text = (package_copy / "data/scores.csv").read_text(encoding="utf-8").split("\n")
@@ -69,11 +74,13 @@ def test_disagreeing_numbers_for_a_pair_used_by_fits(package_copy):
     assert {p.row for p in found} == set(lines)
 
 
+@pytest.mark.slow
 def test_supersedes_must_point_at_an_earlier_row_of_the_same_pair(package_copy):
     edit_cell(package_copy, "data/scores.csv", 2, "supersedes", "5000")
     assert problems_at(package_copy, "data/scores.csv", 2, "supersedes")
 
 
+@pytest.mark.slow
 def test_schema_constraint_is_reported_with_line_and_column(package_copy):
     line = line_of(package_copy, "data/algorithms.csv", "agent57,")
     edit_cell(package_copy, "data/algorithms.csv", line, "start_condition", "random-starts")
@@ -81,12 +88,14 @@ def test_schema_constraint_is_reported_with_line_and_column(package_copy):
     assert found and found[0].fix
 
 
+@pytest.mark.slow
 def test_year_in_the_future(package_copy):
     line = line_of(package_copy, "data/algorithms.csv", "agent57,")
     edit_cell(package_copy, "data/algorithms.csv", line, "year", "2099")
     assert problems_at(package_copy, "data/algorithms.csv", line, "year")
 
 
+@pytest.mark.slow
 def test_shipped_package_has_no_problems():
     assert validate_package() == []
 
@@ -95,6 +104,7 @@ def test_shipped_package_has_no_problems():
     ("data/scores.csv", "score", "6636"),            # raw_value says 6635
     ("data/scores.csv", "raw_value", "6.6k"),        # 6600, not 6635
 ])
+@pytest.mark.slow
 def test_score_must_be_what_raw_value_says(package_copy, relative, column, value):
     edit_cell(package_copy, relative, 2, column, value)
     found = problems_at(package_copy, relative, 2, "raw_value")
@@ -111,6 +121,7 @@ def test_raw_value_forms():
     assert raw_value_number("12,300") is None
 
 
+@pytest.mark.slow
 def test_a_budget_row_whose_score_differs_from_its_raw_value_is_reported(package_copy):
     line = line_of(package_copy, "data/budget_scores.csv", "dreamerv3,alien,10000000,0,")
     edit_cell(package_copy, "data/budget_scores.csv", line, "score", "1")

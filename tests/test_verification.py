@@ -35,6 +35,7 @@ def test_comparison_detects_a_wrong_value(paper):
     assert not check.ok and "printed" in check.mismatches[0]
 
 
+@pytest.mark.slow
 def test_verify_passes_on_the_shipped_package_including_the_search():
     checks = verify(search=True)
     failed = [c for c in checks if not c.ok]
@@ -42,6 +43,7 @@ def test_verify_passes_on_the_shipped_package_including_the_search():
     assert any("staged search" in c.name for c in checks)
 
 
+@pytest.mark.slow
 def test_verify_names_what_no_longer_reproduces_when_a_training_score_changes(package_copy, capsys):
     path = package_copy / "data" / "scores.csv"
     lines = path.read_text(encoding="utf-8").split("\n")
@@ -68,6 +70,7 @@ def test_reproduce_writes_every_table(tmp_path, capsys):
         assert (tmp_path / f"{stem}.md").read_text().startswith("| ")
 
 
+@pytest.mark.slow
 def test_reproduce_is_deterministic(tmp_path):
     main(["reproduce", "--out", str(tmp_path / "a")])
     main(["reproduce", "--out", str(tmp_path / "b")])
