@@ -5,6 +5,15 @@ from __future__ import annotations
 import sys
 
 
+def _fold_progress(version: str):
+    """A line on the terminal counting the nested cross-validation's outer folds."""
+    def draw(done: int, total: int) -> None:
+        print(f"\r{version}: nested cross-validation, outer fold {done}/{total}", end="\n" if done == total else "",
+              file=sys.stderr, flush=True)
+
+    return draw
+
+
 def _cmd_evaluate(args) -> int:
     import json
 
@@ -48,11 +57,7 @@ def _cmd_evaluate(args) -> int:
         return 0
     results = []
     for version in versions:
-        progress = None
-        if sys.stderr.isatty() and not args.no_nested:
-            def progress(done, total, version=version):
-                print(f"\r{version}: nested cross-validation, outer fold {done}/{total}", end="\n" if done == total
-                      else "", file=sys.stderr, flush=True)
+        progress = _fold_progress(version) if sys.stderr.isatty() and not args.no_nested else None
         results.append(evaluate_version(dataset, version, agents, nested=not args.no_nested, progress=progress))
     subset = args.subset
     for result in results:

@@ -13,7 +13,7 @@ from atari5_spec import coefficients as coef
 from atari5_spec import training
 from atari5_spec.calibration import conformal_quantile, read_calibration, sticky_from_game_ids
 from atari5_spec.cli import main
-from atari5_spec.evaluation import agent_scores, coverage_table, evaluate_version, version_errors
+from atari5_spec.evaluation import agent_scores, coverage_table, version_errors
 from atari5_spec.evaluation.agents import algorithm_info
 from atari5_spec.evaluation.errors import loso_errors, nested_cv
 from atari5_spec.fitting import fit_no_intercept

@@ -9,7 +9,6 @@ import pytest
 from atari5_spec import __version__
 from atari5_spec.cli import build_parser, main
 from atari5_spec.datapackage import enclosing_package, installed_package, package_root
-from conftest import PACKAGE_PARTS  # noqa: F401  (the copy below is the conftest's package_copy)
 
 
 def break_a_score(root):

@@ -12,7 +12,7 @@ See :mod:`atari5_spec.evaluation.errors` for what each error means, and
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
