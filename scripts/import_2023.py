@@ -93,6 +93,12 @@ ATARI57 = dict(start_condition="no-op", noop_max=30, sticky_action_probability=0
 ATARI100K = dict(start_condition="no-op", noop_max=30, sticky_action_probability=0, action_set="minimal",
                  life_loss_episode_end=False, frame_skip=4, max_episode_frames=108000, training_frames=400_000,
                  regime="atari-100k", env_family="ale")
+# Both Open RL Benchmark PPO columns: 10M agent steps of training episodes, mean +- std over seeds.
+ORL_PPO = dict(start_condition="no-op", noop_max=30, sticky_action_probability=0, action_set="minimal",
+               life_loss_episode_end=True, frame_skip=4, training_frames=40_000_000, regime="40M",
+               evaluation="training-episodes", seeds=None, statistic="mean",
+               statistic_note="Mean and standard deviation over seeds of the average return of training episodes "
+                              "(openrlbenchmark's rlops report); the seed count is not in the file.")
 CURVE_STAT = "Mean over seeds of each run's score at the budget, read off its learning curve by the curve_rule."
 
 AGENTS = [
@@ -132,12 +138,7 @@ AGENTS = [
          notes="Atari 100k: 26 games x 5 seeds."),
     dict(id="ppo2-baselines", name="PPO2 (openai/baselines)", column=1, paper=ORL_PAPER,
          location=f"{ORL_PATH}, column openrlbenchmark/baselines/baselines-ppo2-cnn",
-         protocol=protocol(start_condition="no-op", noop_max=30, sticky_action_probability=0, action_set="minimal",
-                           life_loss_episode_end=True, frame_skip=4, max_episode_frames=None,
-                           training_frames=40_000_000, regime="40M", evaluation="training-episodes",
-                           seeds=None, statistic="mean", env_family="NoFrameskip-v4",
-                           statistic_note="Mean and standard deviation over seeds of the average return of training "
-                                          "episodes (openrlbenchmark's rlops report); the seed count is not in the file.",
+         protocol=protocol(**ORL_PPO, max_episode_frames=None, env_family="NoFrameskip-v4",
                            protocol_note="openai/baselines make_atari and wrap_deepmind (NoopResetEnv noop_max 30, "
                                          "MaxAndSkipEnv skip 4, EpisodicLifeEnv), *NoFrameskip-v4 ids (no sticky "
                                          "actions, minimal action set); the baselines PPO2 Atari runs are 10M agent "
@@ -145,12 +146,7 @@ AGENTS = [
          notes="The upstream file says 10M; that is agent steps (x frame skip 4 = 40M frames)."),
     dict(id="ppo-cleanrl-envpool", name="PPO (CleanRL, envpool)", column=2, paper=ORL_PAPER,
          location=f"{ORL_PATH}, column openrlbenchmark/envpool-atari/ppo_atari_envpool_xla_jax_truncation",
-         protocol=protocol(start_condition="no-op", noop_max=30, sticky_action_probability=0, action_set="minimal",
-                           life_loss_episode_end=True, frame_skip=4, max_episode_frames=108000,
-                           training_frames=40_000_000, regime="40M", evaluation="training-episodes",
-                           seeds=None, statistic="mean", env_family="envpool-v5",
-                           statistic_note="Mean and standard deviation over seeds of the average return of training "
-                                          "episodes (openrlbenchmark's rlops report); the seed count is not in the file.",
+         protocol=protocol(**ORL_PPO, max_episode_frames=108000, env_family="envpool-v5",
                            protocol_note="CleanRL ppo_atari_envpool_xla_jax_truncation: envpool -v5 ids with "
                                          "episodic_life on, 10M agent steps = 40M frames; envpool's Atari defaults: "
                                          "repeat_action_probability 0, noop_max 30, frame_skip 4, 27000 steps "
