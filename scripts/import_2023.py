@@ -80,6 +80,7 @@ DREAMER_100K = ("danijar/dreamerv3 at the commit above: configs.yaml env.atari10
 
 
 def protocol(**facts) -> dict:
+    # metadata.yaml's key order, as contributions/_template/metadata.yaml lists them
     keys = ["start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
             "frame_skip", "max_episode_frames", "training_frames", "regime", "evaluation", "eval_episodes",
             "seeds", "statistic", "statistic_note", "env_family", "protocol_note"]

@@ -175,3 +175,24 @@ def test_readme_states_how_many_training_entries_have_a_known_protocol(dataset):
     # every stated fact is cited
     stated = trained[["start_condition", "sticky_action_probability", "training_frames"]].notna().any(axis=1)
     assert trained.loc[stated, "protocol_note"].notna().all()
+
+
+def test_contribution_protocol_keys_are_the_algorithm_protocol_columns_with_the_same_rules():
+    # Two schemas describe the protocol: the algorithms Table Schema (data) and the contribution
+    # metadata JSON Schema (what contributors write). They must say the same thing.
+    import json
+    from pathlib import Path
+
+    from atari5_spec.validation import PROTOCOL_COLUMNS
+
+    schemas = Path(package_root()) / "schemas"
+    columns = {f["name"]: f for f in json.loads((schemas / "algorithms.schema.json").read_text())["fields"]}
+    metadata = json.loads((schemas / "contribution-metadata.schema.json").read_text())
+    keys = metadata["properties"]["protocol"]["properties"]
+    for name in PROTOCOL_COLUMNS:
+        column, key = columns[name].get("constraints", {}), keys[name]
+        for rule in ("minimum", "maximum", "pattern", "maxLength"):
+            assert column.get(rule) == key.get(rule), (name, rule)
+        if "enum" in column:  # null ("the paper does not say") where the key may be null
+            assert [v for v in key["enum"] if v is not None] == column["enum"], name
+    assert "protocol_note" in columns and "protocol_note" in keys

@@ -7,7 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..validation import Problem
+from ..validation import PROTOCOL_COLUMNS, Problem
 from .model import (DERIVABLE, FIT_MIN_GAMES, METADATA_FILE, MIN_TRAINING_FRAMES, NUMBER, SCORES_FILE,
                     STANDARD_EPISODE_FRAMES,
                     Merge, PlannedRows, Submission, SubmittedScore, _display)
@@ -95,9 +95,7 @@ def source_row(submission: Submission, upstream: str) -> dict:
                 description=_one_line(" ".join(parts)))
 
 
-PROTOCOL_KEYS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
-                 "frame_skip", "max_episode_frames", "training_frames", "regime", "evaluation", "eval_episodes",
-                 "statistic", "seeds", "env_family")
+PROTOCOL_KEYS = PROTOCOL_COLUMNS  # the protocol columns of data/algorithms.csv, one list
 
 
 def protocol_note(meta: dict) -> str:
