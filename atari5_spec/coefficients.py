@@ -21,6 +21,7 @@ by scoring; changing the default is an explicit, changelogged decision.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -197,9 +198,13 @@ def read_version(coefficients_dir: Path, name: str) -> tuple[dict, dict[str, pd.
         known = ", ".join(read_index(coefficients_dir).get("versions", []))
         raise FileNotFoundError(f"no coefficient version {name!r} (known: {known})")
     content = yaml.safe_load((directory / "manifest.yaml").read_text(encoding="utf-8"))
-    from .loading import read_exact_csv  # pinned numbers back bit for bit, on every pandas
+    # Typed by each file's Table Schema and parsed exactly as written: pinned numbers come back bit for bit.
+    from .loading import read_table
 
-    tables = {field: read_exact_csv(directory / file) for field, file in TABLE_FILES.items()}
+    schemas = Path(coefficients_dir).parent / "schemas"
+    tables = {field: read_table(directory / file, json.loads(
+                  (schemas / f"{_RESOURCE_SCHEMAS[file][1]}.schema.json").read_text(encoding="utf-8")))
+              for field, file in TABLE_FILES.items()}
     return content, tables
 
 

@@ -29,7 +29,7 @@ def _cmd_evaluate(args) -> int:
 
         output_file(args.figure, "--figure")  # refused before the work: inside a data package, a link, a folder
     if args.pin_calibration or args.update_calibration:
-        from .cli import writable_package
+        from .cli_options import writable_package
 
         args.path = writable_package(args.path)
     dataset = load(args.path)
@@ -89,7 +89,7 @@ def add_evaluation_commands(commands) -> None:
                     "(results after 2022, Go-Explore, every learning-curve budget), its training agents by "
                     "leave-one-paper-out refits, and nested cross-validation of the whole select-then-fit "
                     "procedure; then the coverage of score's prediction interval.")
-    from .cli import add_package_option
+    from .cli_options import add_package_option
 
     add_package_option(p)
     p.add_argument("--version", action="append", default=None,

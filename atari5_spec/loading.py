@@ -13,7 +13,7 @@ from .datapackage import package_root, read_descriptor, resource_path, schema_of
 from .errors import InputError
 from .paths import read_regular_file
 
-__all__ = ["Dataset", "load", "read_table", "read_exact_csv", "TableReadError", "PANDAS_DTYPES", "TABLES"]
+__all__ = ["Dataset", "load", "read_table", "TableReadError", "PANDAS_DTYPES", "TABLES"]
 
 # Frictionless field type -> pandas dtype (nullable, so that missing stays missing).
 PANDAS_DTYPES = {"string": "string", "number": "float64", "integer": "Int64", "boolean": "boolean"}
@@ -107,28 +107,6 @@ def read_table(path: Path | str, schema: dict) -> pd.DataFrame:
         frame[name] = values
     if bad:
         raise TableReadError(path, bad)
-    return frame
-
-
-def read_exact_csv(path: Path | str) -> pd.DataFrame:
-    """A CSV the package wrote (pinned versions, calibrations), numbers parsed exactly as Python parses them.
-
-    pandas' default float parser may miss the last bit on some versions (2.1), and its
-    round-trip option is deprecated in pandas 3: pinned numbers must come back bit for bit.
-    Integer columns stay integers, empty cells are missing, other columns stay text.
-    """
-    text = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
-    frame = pd.DataFrame(index=text.index)
-    for name in text.columns:
-        column = text[name]
-        present = column[column != ""]
-        if len(present) and present.str.fullmatch(_PATTERNS["integer"]).all():
-            frame[name] = [int(v) if v != "" else None for v in column]
-            frame[name] = frame[name].astype("Int64") if (column == "").any() else frame[name].astype("int64")
-        elif len(present) and present.str.fullmatch(_PATTERNS["number"]).all():
-            frame[name] = [float(v) if v != "" else float("nan") for v in column]
-        else:
-            frame[name] = column.where(column != "", None).astype(object)
     return frame
 
 

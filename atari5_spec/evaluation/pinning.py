@@ -70,9 +70,12 @@ def calibration_mismatches(dataset, version: str, tolerance: float) -> tuple[int
     """(rows compared, mismatches) between calibration/<version>.csv and the errors recomputed from the data."""
     from . import version_errors
 
-    from ..loading import read_exact_csv
+    import json
 
-    pinned = read_exact_csv(dataset.root / "calibration" / f"{version}.csv")
+    from ..loading import read_table
+
+    schema = json.loads((dataset.root / CALIBRATION_SCHEMA).read_text(encoding="utf-8"))
+    pinned = read_table(dataset.root / "calibration" / f"{version}.csv", schema)
     _, errors = version_errors(dataset, version)
     merged = pinned.merge(errors, on=["subset", "agent"], how="left", suffixes=("", "_computed"), indicator=True)
     problems = []
