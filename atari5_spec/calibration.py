@@ -63,21 +63,21 @@ class Calibration(NamedTuple):
 
     def budget_shift(self, subset: str, frames: float) -> tuple[int, float, float, float] | None:
         """Like :meth:`shift`, over held-out agents at the same training budget."""
-        ratios = [float(r["ratio"]) for r in self.rows if r["subset"] == subset and r["kind"] == "held-out"
-                  and r["budget"] and float(r["budget"]) == float(frames)]
-        if not ratios:
-            return None
-        return len(ratios), math.exp(sum(math.log(x) for x in ratios) / len(ratios)), min(ratios), max(ratios)
+        return _ratio_summary([float(r["ratio"]) for r in self.rows if r["subset"] == subset and
+                               r["kind"] == "held-out" and r["budget"] and float(r["budget"]) == float(frames)])
 
     def shift(self, subset: str, sticky: str) -> tuple[int, float, float, float] | None:
         """(n, geometric mean, lowest, highest) of (1 + estimate) / (1 + true median) over held-out agents of
         one sticky-action group ('sticky', 'no sticky', 'not stated')."""
-        ratios = [float(r["ratio"]) for r in self.rows
-                  if r["subset"] == subset and r["sticky"] == sticky and r["kind"] == "held-out"]
-        if not ratios:
-            return None
-        return len(ratios), math.exp(sum(math.log(x) for x in ratios) / len(ratios)), min(ratios), max(ratios)
+        return _ratio_summary([float(r["ratio"]) for r in self.rows
+                               if r["subset"] == subset and r["sticky"] == sticky and r["kind"] == "held-out"])
 
+
+def _ratio_summary(ratios: list[float]) -> tuple[int, float, float, float] | None:
+    """(n, geometric mean, lowest, highest) of ratios, None for none."""
+    if not ratios:
+        return None
+    return len(ratios), math.exp(sum(math.log(x) for x in ratios) / len(ratios)), min(ratios), max(ratios)
 
 def calibration_path(coefficients_path: Path) -> Path:
     """calibration/<version>.csv beside coefficients/ (the version directory's grand-parent is the package)."""

@@ -19,6 +19,7 @@ import pandas as pd
 from ..curves import format_frames
 from ..normalisation import human_normalised, log_transform
 from ..training import candidate_rows, canonical_games
+from ..validation import regime_label
 
 __all__ = ["Agents", "agent_scores", "algorithm_info", "sticky_group", "MIN_GAMES"]
 
@@ -99,19 +100,16 @@ def agent_scores(dataset, min_games: int = MIN_GAMES) -> Agents:
             & ~entries["exclusion"].isin(EXCLUDED_FROM_EVALUATION).to_numpy())
     z, meta, n_games = z[keep], meta[keep], n_games[keep]
     entry = algorithms.loc[meta["_algorithm"]]
-    info = pd.DataFrame({
-        "algorithm_id": meta["_algorithm"].to_numpy(),
-        "name": entry["name"].astype(str).to_numpy(),
-        "paper": _paper(dataset.algorithms.set_index("algorithm_id")).loc[meta["_algorithm"]].to_numpy(),
-        "budget": meta["_budget"].to_numpy(),
-        "is_budget_checkpoint": z.index.str.contains("@"),
-        "sticky": [sticky_group(p) for p in entry["sticky_action_probability"]],
-        "regime": entry["regime"].astype(object).where(entry["regime"].notna(), None).to_numpy(),
-        "exclusion": entry["exclusion"].astype(object).where(entry["exclusion"].notna(), None).to_numpy(),
-        "in_paper_pool": entry["in_paper_pool"].astype(bool).to_numpy(),
-        "n_games": n_games.to_numpy(),
-        "true_median": z.median(axis=1, skipna=True).to_numpy(),
-    }, index=z.index)
+    checkpoint = z.index.str.contains("@")
+    info = algorithm_info(dataset.algorithms, meta["_algorithm"]).set_axis(z.index)
+    info["budget"] = meta["_budget"].to_numpy()
+    info["is_budget_checkpoint"] = checkpoint
+    # a checkpoint's regime is its budget's (dreamerv3@10M is a 10M agent), not its algorithm's
+    info["regime"] = [regime_label(b) if c else r for b, c, r in zip(info["budget"], checkpoint, info["regime"])]
+    info["exclusion"] = entry["exclusion"].astype(object).where(entry["exclusion"].notna(), None).to_numpy()
+    info["in_paper_pool"] = entry["in_paper_pool"].astype(bool).to_numpy()
+    info["n_games"] = n_games.to_numpy()
+    info["true_median"] = z.median(axis=1, skipna=True).to_numpy()
     info.index.name = z.index.name = "agent"
     order = sorted(info.index)
     return Agents(info.loc[order], z.loc[order])
