@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from .errors import InputError
-from .paths import package_file, package_target, read_regular_file
+from .paths import folders_with_descriptor, package_file, package_target, read_regular_file
 
 
 __all__ = ["package_root", "enclosing_package", "installed_package", "which_package", "PACKAGE_NAME",
@@ -44,15 +44,11 @@ def package_root(path: str | Path | None = None) -> Path:
 def enclosing_package(start: str | Path | None = None) -> Path | None:
     """The nearest directory at or above ``start`` (default: the current one) with an atari5-spec descriptor."""
     try:
-        here = Path(start if start is not None else Path.cwd()).resolve()
+        here = Path(start if start is not None else Path.cwd())
+        candidates = list(folders_with_descriptor(here))
     except OSError:  # the current directory was removed
         return None
-    for directory in (here, *here.parents):
-        candidate = directory / DESCRIPTOR
-        if candidate.is_file():
-            if _descriptor_name(candidate) == PACKAGE_NAME:
-                return directory
-    return None
+    return next((folder for folder in candidates if _descriptor_name(folder / DESCRIPTOR) == PACKAGE_NAME), None)
 
 
 def installed_package() -> Path:

@@ -144,13 +144,15 @@ def read_regular_file(path: Path | str, label: str, max_bytes: int, follow_links
     return data
 
 
+def folders_with_descriptor(path: Path | str):
+    """Every folder at or above ``path`` (links resolved) holding a datapackage.json, nearest first."""
+    resolved = Path(os.path.realpath(path))
+    return (folder for folder in (resolved, *resolved.parents) if (folder / DESCRIPTOR).is_file())
+
+
 def inside_a_package(path: Path | str) -> Path | None:
     """The data package folder (one holding datapackage.json) that ``path`` is in or is, if any."""
-    resolved = Path(os.path.realpath(path))
-    for folder in (resolved, *resolved.parents):
-        if (folder / DESCRIPTOR).is_file():
-            return folder
-    return None
+    return next(folders_with_descriptor(path), None)
 
 
 def output_directory(out: Path | str, option: str = "--out") -> Path:
