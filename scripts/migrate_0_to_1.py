@@ -40,7 +40,8 @@ sys.path.insert(0, str(ROOT))
 
 from atari5_spec.datapackage import CSV_DIALECT, descriptor_text, read_descriptor, table_resource  # noqa: E402
 from atari5_spec.validation import regime_label  # noqa: E402
-from atari5_spec.writing import csv_text, file_stats, write_text_atomic  # noqa: E402
+from atari5_spec.versioning import descriptor_with_stats  # noqa: E402
+from atari5_spec.writing import csv_text, write_text_atomic  # noqa: E402
 
 # The Atari-5 paper's raw tables: every 0.x source but the contributions.
 ATARI5_REPOSITORY = "maitchison/Atari-5"
@@ -185,22 +186,12 @@ def migrate(root: Path, backfill_path: Path) -> dict[str, str]:
             removed.append(resource["path"])
             resource.update(name=name, path=path, schema=schema, title=title)
     descriptor["version"] = "1.0.0"
-    for resource in descriptor["resources"]:
-        if resource["path"] in texts:
-            resource.update(file_stats_of(texts[resource["path"]].encode("utf-8")))
-        else:
-            resource.update(file_stats(root / resource["path"]))
+    descriptor = descriptor_with_stats(root, descriptor, texts)
     texts["datapackage.json"] = descriptor_text(descriptor)
     texts.update({path: None for path in removed})  # None: the file moved
     if unknown:
         print(f"note: backfill rows for entries not yet in the package (added by their contributions): {', '.join(unknown)}")
     return texts
-
-
-def file_stats_of(data: bytes) -> dict:
-    import hashlib
-
-    return {"bytes": len(data), "hash": "sha256:" + hashlib.sha256(data).hexdigest()}
 
 
 def main(argv=None) -> int:
