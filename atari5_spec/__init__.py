@@ -15,17 +15,17 @@ the function of the same name (``leaderboard`` lives in ``ranking``).
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 _LAZY = {
-    "load": ("loading", "load"),
-    "Dataset": ("loading", "Dataset"),
-    "validate": ("validation", "validate_package"),
-    "score": ("scoring", "score"),
-    "relative_score": ("scoring", "relative_score"),
-    "predict": ("prediction", "predict"),
-    "leaderboard": ("ranking", "leaderboard"),
-    "verify": ("verification", "verify"),
+    "load": ("data.loading", "load"),
+    "Dataset": ("data.loading", "Dataset"),
+    "validate": ("data.validation", "validate_package"),
+    "score": ("scoring.estimate", "score"),
+    "relative_score": ("scoring.estimate", "relative_score"),
+    "predict": ("scoring.prediction", "predict"),
+    "leaderboard": ("scoring.ranking", "leaderboard"),
+    "verify": ("method.verification", "verify"),
 }
 
 __all__ = ["__version__", *_LAZY]

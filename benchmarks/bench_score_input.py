@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+
 def seed_rows(games: list[str], runs_per_game: int) -> list[str]:
     """game,score,seed rows: seeds 0.. cycling through ``games``, scores varying deterministically."""
     count = len(games) * runs_per_game
@@ -34,7 +35,7 @@ def seed_rows(games: list[str], runs_per_game: int) -> list[str]:
 
 
 def canonical_games() -> list[str]:
-    from atari5_spec.scoring import games_table
+    from atari5_spec.scoring.estimate import games_table
 
     return [row["game_id"] for row in games_table() if row["in_57"] == "true"]
 

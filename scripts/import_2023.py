@@ -19,7 +19,7 @@ For each agent this script writes a submission ``contributions/<id>/``
 (metadata.yaml + scores.csv) exactly as a contributor would, and merges it
 with ``atari5-spec contribute add``: curves become per-seed rows at the
 budgets 10M, 25M, 50M, 100M and 200M frames (400k for Atari 100k) and per-seed
-final rows, by the rule of :mod:`atari5_spec.curves` (written into each
+final rows, by the rule of :mod:`atari5_spec.contributions.curves` (written into each
 source's ``curve_rule``); the per-game number fits would use is the mean over
 seeds (MuZero: its single run), derived by the contribution code; the
 openrlbenchmark cells enter verbatim as "mean ± std".
@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from atari5_spec.contributions import SubmissionError, add_submission, format_report  # noqa: E402
-from atari5_spec.curves import curve_rows, read_runs, rule_text  # noqa: E402
-from atari5_spec.writing import csv_text, write_text_atomic  # noqa: E402
+from atari5_spec.contributions.curves import curve_rows, read_runs, rule_text  # noqa: E402
+from atari5_spec.data.writing import csv_text, write_text_atomic  # noqa: E402
 
 DREAMER_REPO, DREAMER_COMMIT = "danijar/dreamerv3", "e3f02248693a79dc8b0ebd62c93683888ddaccfe"
 ORL_REPO, ORL_COMMIT = "openrlbenchmark/openrlbenchmark", "d67da557945475e465866071765048d8ffe1aa4a"

@@ -51,9 +51,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from atari5_spec.ids import algorithm_slug  # noqa: E402
-from atari5_spec.writing import frame_csv_text, write_text_atomic  # noqa: E402
-from atari5_spec.datapackage import refresh_resource_stats  # noqa: E402
+from atari5_spec.data.datapackage import refresh_resource_stats  # noqa: E402
+from atari5_spec.data.ids import algorithm_slug  # noqa: E402
+from atari5_spec.data.writing import frame_csv_text, write_text_atomic  # noqa: E402
 
 # ---------------------------------------------------------------------------
 # Facts about the games (ALE ROM id, display name, Gymnasium id, genre).

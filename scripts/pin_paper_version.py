@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import atari5_spec  # noqa: E402
-from atari5_spec import coefficients as coef  # noqa: E402
-from atari5_spec import training  # noqa: E402
-from atari5_spec.datapackage import read_descriptor, refresh_resource_stats  # noqa: E402
-from atari5_spec.search import staged_search  # noqa: E402
+from atari5_spec.data.datapackage import read_descriptor, refresh_resource_stats  # noqa: E402
+from atari5_spec.method import coefficients as coef  # noqa: E402
+from atari5_spec.method import training  # noqa: E402
+from atari5_spec.method.search import staged_search  # noqa: E402
 
 
 def main() -> int:

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 import atari5_spec
-from atari5_spec.datapackage import package_root
+from atari5_spec.data.datapackage import package_root
 
 PACKAGE_PARTS = ("datapackage.json", "data", "schemas", "coefficients", "published", "calibration")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 def dataset_subset_scores(dataset, algorithm_id: str, games) -> dict[str, float]:
     """Raw scores of ``algorithm_id`` on ``games`` from the rows fits may use (use_in_fit, not superseded)."""
-    from atari5_spec.training import candidate_rows
+    from atari5_spec.method.training import candidate_rows
 
     rows = candidate_rows(dataset.scores, dataset.algorithms, dataset.games)
     rows = rows[(rows["algorithm_id"] == algorithm_id) & rows["game_id"].isin(list(games))]

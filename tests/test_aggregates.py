@@ -1,11 +1,10 @@
-"""Hand-checked examples for atari5_spec.aggregates."""
+"""Hand-checked examples for atari5_spec.analyses.aggregates."""
 
 import numpy as np
 import pytest
 import scipy.stats
 
-from atari5_spec import aggregates as agg
-
+from atari5_spec.analyses import aggregates as agg
 
 # --- normalisation -----------------------------------------------------------
 

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import PACKAGE_PARTS
 
 from atari5_spec import contributions as contrib
-from atari5_spec import training
 from atari5_spec.cli import main
-from atari5_spec.datapackage import bump_version, package_root, read_descriptor
-from atari5_spec.loading import load
-from atari5_spec.validation import validate_package
-from atari5_spec.verification import verify
-from conftest import PACKAGE_PARTS
+from atari5_spec.data.datapackage import bump_version, package_root, read_descriptor
+from atari5_spec.data.loading import load
+from atari5_spec.data.validation import validate_package
+from atari5_spec.method import training
+from atari5_spec.method.verification import verify
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TEMPLATE = REPOSITORY / "contributions" / "_template"
@@ -303,7 +303,7 @@ def test_add_of_an_already_merged_submission_writes_nothing(package, capsys):
 
 @pytest.mark.slow
 def test_a_failure_while_writing_leaves_the_package_byte_identical(package, monkeypatch):
-    from atari5_spec import versioning
+    from atari5_spec.data import versioning
 
     folder = make_submission(package / "elsewhere")
     before = snapshot(package)

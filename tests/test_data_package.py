@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from atari5_spec import training
 from atari5_spec.cli import main
-from atari5_spec.datapackage import package_root, read_descriptor, schema_of
-from atari5_spec.loading import read_table
-from atari5_spec.published import matches_printed, published_rows
-from atari5_spec.writing import frame_csv_text
+from atari5_spec.data.datapackage import package_root, read_descriptor, schema_of
+from atari5_spec.data.loading import read_table
+from atari5_spec.data.published import matches_printed, published_rows
+from atari5_spec.data.writing import frame_csv_text
+from atari5_spec.method import training
 
 DATA_FILES = ["data/games.csv", "data/algorithms.csv", "data/scores.csv", "data/sources.csv"]
 
@@ -154,7 +154,7 @@ README_TABLES = ["games", "algorithms", "scores", "seed_scores", "budget_scores"
 def test_readme_documents_every_field_exactly_as_the_schemas_say():
     from pathlib import Path
 
-    from atari5_spec.datapackage import fields_markdown
+    from atari5_spec.data.datapackage import fields_markdown
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     documented = readme.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
@@ -164,7 +164,7 @@ def test_readme_documents_every_field_exactly_as_the_schemas_say():
 def test_readme_states_how_many_training_entries_have_a_known_protocol(dataset):
     from pathlib import Path
 
-    from atari5_spec import coefficients as coef
+    from atari5_spec.method import coefficients as coef
 
     manifest, _ = coef.read_version(dataset.root / "coefficients", "paper-2023")
     trained = dataset.algorithms.set_index("algorithm_id").loc[manifest["training"]["algorithms"]]
@@ -183,7 +183,7 @@ def test_contribution_protocol_keys_are_the_algorithm_protocol_columns_with_the_
     import json
     from pathlib import Path
 
-    from atari5_spec.validation import PROTOCOL_COLUMNS
+    from atari5_spec.data.validation import PROTOCOL_COLUMNS
 
     schemas = Path(package_root()) / "schemas"
     columns = {f["name"]: f for f in json.loads((schemas / "algorithms.schema.json").read_text())["fields"]}

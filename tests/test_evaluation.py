@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 import atari5_spec
-from atari5_spec import coefficients as coef
-from atari5_spec import training
-from atari5_spec.calibration import conformal_quantile, read_calibration, sticky_from_game_ids
 from atari5_spec.cli import main
-from atari5_spec.evaluation import agent_scores, coverage_table, version_errors
-from atari5_spec.evaluation.agents import algorithm_info
-from atari5_spec.evaluation.errors import loso_errors, nested_cv
-from atari5_spec.fitting import fit_no_intercept
-from atari5_spec.pinned import load_coefficient_set
+from atari5_spec.method import coefficients as coef
+from atari5_spec.method import training
+from atari5_spec.method.calibration import conformal_quantile, read_calibration, sticky_from_game_ids
+from atari5_spec.method.evaluation import agent_scores, coverage_table, version_errors
+from atari5_spec.method.evaluation.agents import algorithm_info
+from atari5_spec.method.evaluation.errors import loso_errors, nested_cv
+from atari5_spec.method.fitting import fit_no_intercept
+from atari5_spec.method.pinned import load_coefficient_set
 
 
 @pytest.fixture(scope="module")

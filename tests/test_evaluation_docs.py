@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 import atari5_spec
-from atari5_spec.datapackage import package_root
-from atari5_spec.evaluation import agent_scores, evaluate_version
-from atari5_spec.evaluation.refits import candidate_table, categories, compare_versions, refit_candidates
-from atari5_spec.evaluation.report import pinned_markdown
-from atari5_spec.pinned import load_coefficient_set
+from atari5_spec.data.datapackage import package_root
+from atari5_spec.method.evaluation import agent_scores, evaluate_version
+from atari5_spec.method.evaluation.refits import candidate_table, categories, compare_versions, refit_candidates
+from atari5_spec.method.evaluation.report import pinned_markdown
+from atari5_spec.method.pinned import load_coefficient_set
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "out-of-sample.md"
 
@@ -68,8 +68,8 @@ README_AGENTS = {"DreamerV3, 200M frames": "dreamerv3", "MuZero learning curves,
 
 
 def test_readme_accuracy_figures_are_the_pinned_errors():
-    from atari5_spec.calibration import read_calibration
-    from atari5_spec.evaluation.errors import relative_error_percent
+    from atari5_spec.method.calibration import read_calibration
+    from atari5_spec.method.evaluation.errors import relative_error_percent
 
     calibration = read_calibration(package_root() / "coefficients" / "paper-2023")
     rows = {r["agent"]: r for r in calibration.rows if r["subset"] == "Atari-5"}

@@ -1,4 +1,4 @@
-"""atari5_spec.fitting against scikit-learn, on seeded synthetic data."""
+"""atari5_spec.method.fitting against scikit-learn, on seeded synthetic data."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from atari5_spec import fitting
+from atari5_spec.method import fitting
 
 
 def synthetic(n_rows=62, n_games=12, missing=0.1, seed=0):

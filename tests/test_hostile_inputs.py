@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import PACKAGE_PARTS, filled_in_template
 
 from atari5_spec.cli import main
-from atari5_spec.datapackage import package_root
-from conftest import PACKAGE_PARTS, filled_in_template
+from atari5_spec.data.datapackage import package_root
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TEMPLATE = REPOSITORY / "contributions" / "_template"

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atari5_spec.loading import load
+from atari5_spec.data.loading import load
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "upstream_2023_sample.json.gz"
 CURVE_AGENTS = {"dreamerv3": 200_000_000, "dreamerv3-atari100k": 400_000, "muzero-curves": 200_000_000,

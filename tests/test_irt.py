@@ -1,10 +1,10 @@
-"""Tests for the 2PL IRT model in atari5_spec.irt."""
+"""Tests for the 2PL IRT model in atari5_spec.analyses.irt."""
 
 import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from atari5_spec import irt
+from atari5_spec.analyses import irt
 
 
 def simulate(n_persons, n_items, seed, missing=0.0):

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from atari5_spec import __version__
+from atari5_spec._version import __version__
 from atari5_spec.cli import build_parser, main
-from atari5_spec.datapackage import enclosing_package, installed_package, package_root
+from atari5_spec.data.datapackage import enclosing_package, installed_package, package_root
 
 
 def break_a_score(root):

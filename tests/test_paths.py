@@ -1,12 +1,12 @@
-"""The path policy (atari5_spec.paths) and the limits (atari5_spec.limits), unit by unit."""
+"""The path policy (atari5_spec.data.paths) and the limits (atari5_spec.data.limits), unit by unit."""
 
 import os
 
 import pytest
 
-from atari5_spec import limits, paths
-from atari5_spec.errors import InputError
-from atari5_spec.versioning import apply_changes
+from atari5_spec.data import limits, paths
+from atari5_spec.data.errors import InputError
+from atari5_spec.data.versioning import apply_changes
 
 
 @pytest.mark.parametrize("relative, reason", [

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atari5_spec import cli, report
-from atari5_spec.errors import InputError
+from atari5_spec import cli
+from atari5_spec.analyses import report
+from atari5_spec.data.errors import InputError
 
 # Every test here draws on the full analyses (several seconds to set up): the full run only.
 pytestmark = pytest.mark.slow

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from atari5_spec import cli, run_aggregates as ra
-from atari5_spec.runs_input import normalised_runs, runs_from_text
+from atari5_spec import cli
+from atari5_spec.analyses import run_aggregates as ra
+from atari5_spec.analyses.runs_input import normalised_runs, runs_from_text
 
 metrics = pytest.importorskip("rliable.metrics", reason="rliable is a test dependency: pip install '.[test]'")
 
@@ -151,7 +152,7 @@ def test_welch_tests_count_wins_losses_and_ties():
 
 
 def test_vectorised_welch_tests_agree_with_the_per_game_ones():
-    from atari5_spec import aggregates
+    from atari5_spec.analyses import aggregates
 
     rng = np.random.default_rng(12)
     x = rng.normal(0.0, 1.0, size=(5, 40))

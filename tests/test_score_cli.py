@@ -8,12 +8,11 @@ import subprocess
 import sys
 
 import pytest
+from scoring_support import dataset_subset_scores, write_csv
 
 from atari5_spec.cli import main
-from atari5_spec.pinned import load_coefficient_set
-from atari5_spec.published import matches_printed, published_rows
-
-from scoring_support import dataset_subset_scores, write_csv
+from atari5_spec.data.published import matches_printed, published_rows
+from atari5_spec.method.pinned import load_coefficient_set
 
 
 @pytest.fixture(scope="session")
@@ -59,7 +58,7 @@ def test_score_from_csv_prints_estimate_signature_and_hint(run, table3_csv, tabl
 
 def test_score_from_arguments_in_paper_spellings(run, dataset, table3, atari5_games):
     raw = dataset_subset_scores(dataset, table3[1]["algorithm_id"], atari5_games)
-    from atari5_spec.scoring import games_table
+    from atari5_spec.scoring.estimate import games_table
 
     names = {row["game_id"]: row["name"] for row in games_table()}
     arguments = [a for g, v in raw.items() for a in ("--score", f"{names[g]}={v!r}")]

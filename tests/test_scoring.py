@@ -8,18 +8,23 @@ import sys
 
 import numpy as np
 import pytest
+from scoring_support import dataset_subset_scores
 
 import atari5_spec
-from atari5_spec.errors import InputError
-from atari5_spec.ids import resolve_game
-from atari5_spec.ranking import leaderboard
-from atari5_spec.pinned import load_coefficient_set
-from atari5_spec.prediction import predict
-from atari5_spec.published import matches_printed, published_rows
-from atari5_spec.scoring import (REPORTED_SUBSETS, games_table, load_aliases, relative_score, score,
-                                 subset_estimate)
-
-from scoring_support import dataset_subset_scores
+from atari5_spec.data.errors import InputError
+from atari5_spec.data.ids import resolve_game
+from atari5_spec.data.published import matches_printed, published_rows
+from atari5_spec.method.pinned import load_coefficient_set
+from atari5_spec.scoring.estimate import (
+    REPORTED_SUBSETS,
+    games_table,
+    load_aliases,
+    relative_score,
+    score,
+    subset_estimate,
+)
+from atari5_spec.scoring.prediction import predict
+from atari5_spec.scoring.ranking import leaderboard
 
 
 @pytest.fixture(scope="session")
@@ -325,7 +330,7 @@ def test_citation_cff_names_the_package_version_and_the_paper():
 
     import yaml
 
-    from atari5_spec.datapackage import read_descriptor
+    from atari5_spec.data.datapackage import read_descriptor
 
     repository = Path(__file__).resolve().parents[1]
     citation = yaml.safe_load((repository / "CITATION.cff").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""atari5_spec.search: the fast paths agree with the reference fits, and the searches pick what
+"""atari5_spec.method.search: the fast paths agree with the reference fits, and the searches pick what
 brute force over the reference fits picks. Synthetic, seeded data only."""
 
 import itertools
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from atari5_spec import fitting, search
-from atari5_spec.search import exhaustive
+from atari5_spec.method import fitting, search
+from atari5_spec.method.search import exhaustive
 
 
 def synthetic(n_rows=62, n_games=14, seed=0, missing_games=6):

@@ -7,11 +7,12 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-
-from atari5_spec import cli, search, training
-from atari5_spec.errors import InputError
-from atari5_spec.search import exhaustive, stability, tasks, topn
 from test_search import brute_force_best, synthetic
+
+from atari5_spec import cli
+from atari5_spec.data.errors import InputError
+from atari5_spec.method import search, training
+from atari5_spec.method.search import exhaustive, stability, tasks, topn
 
 
 @pytest.fixture(params=["tree", "direct"])

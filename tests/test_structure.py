@@ -1,4 +1,4 @@
-"""The seeds' other analyses (atari5_spec.structure) against the paper's printed figures.
+"""The seeds' other analyses (atari5_spec.analyses.structure) against the paper's printed figures.
 
 Expected numbers come from published/ (text_figures.csv, table08_algorithms.csv,
 irt_martinez_plumed_2017_table1.csv). Where the data gives something else than the paper
@@ -17,9 +17,10 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from atari5_spec import coefficients as coef
-from atari5_spec import structure, training
-from atari5_spec.published import matches_printed, published_rows
+from atari5_spec.analyses import structure
+from atari5_spec.data.published import matches_printed, published_rows
+from atari5_spec.method import coefficients as coef
+from atari5_spec.method import training
 
 DIFFERENCES = Path(__file__).resolve().parents[1] / "docs" / "differences.md"
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from atari5_spec.datapackage import refresh_resource_stats
-from atari5_spec.validation import validate_package
+from atari5_spec.data.datapackage import refresh_resource_stats
+from atari5_spec.data.validation import validate_package
 
 
 def edit_cell(root, relative, line, column, value):
@@ -112,7 +112,7 @@ def test_score_must_be_what_raw_value_says(package_copy, relative, column, value
 
 
 def test_raw_value_forms():
-    from atari5_spec.rawvalues import raw_value_number
+    from atari5_spec.data.rawvalues import raw_value_number
 
     assert raw_value_number("189.1k") == (189100.0, None)
     assert raw_value_number("1705.80 ± 439.74") == (1705.8, 439.74)

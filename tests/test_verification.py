@@ -4,11 +4,11 @@ import re
 
 import pytest
 
-from atari5_spec import coefficients as coef
-from atari5_spec import reproduction, training
 from atari5_spec.cli import main
-from atari5_spec.datapackage import package_root, refresh_resource_stats
-from atari5_spec.verification import compare_published, verify
+from atari5_spec.data.datapackage import package_root, refresh_resource_stats
+from atari5_spec.method import coefficients as coef
+from atari5_spec.method import reproduction, training
+from atari5_spec.method.verification import compare_published, verify
 
 
 @pytest.fixture(scope="module")

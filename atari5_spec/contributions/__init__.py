@@ -42,15 +42,44 @@ Where things are (one module per idea):
 """
 
 # Every public name of the former single module stays importable from here.
-from .checking import (PROTOCOL_KEYS, algorithm_row, merged_problems, origin_text, plan_merge, planned_scores,
-                       protocol_exclusion, protocol_note, seed_statistic, source_row)
+from .checking import (
+                       PROTOCOL_KEYS,
+                       algorithm_row,
+                       merged_problems,
+                       origin_text,
+                       plan_merge,
+                       planned_scores,
+                       protocol_exclusion,
+                       protocol_note,
+                       seed_statistic,
+                       source_row,
+)
 from .files import folder_problems, read_text
 from .merging import add_submission, appended_text, check_submission, merged_dataset_problems, merged_texts
 from .metadata import formula_problem, metadata_problems, parse_yaml
-from .model import (CHANGELOG, CURVE_COLUMNS, DERIVABLE, FAR_BELOW_RANDOM, FIT_MIN_GAMES, FORMULA_START,
-                    MAX_FILE_BYTES, METADATA_SCHEMA, MIN_TRAINING_FRAMES, NUMBER, PLUS_MINUS, SCORES_SCHEMA,
-                    STANDARD_EPISODE_FRAMES, SUBMISSION_FILES, Merge, PlannedRows, Report, Submission,
-                    SubmissionError, SubmittedScore, format_report)
+from .model import (
+                       CHANGELOG,
+                       CURVE_COLUMNS,
+                       DERIVABLE,
+                       FAR_BELOW_RANDOM,
+                       FIT_MIN_GAMES,
+                       FORMULA_START,
+                       MAX_FILE_BYTES,
+                       METADATA_SCHEMA,
+                       MIN_TRAINING_FRAMES,
+                       NUMBER,
+                       PLUS_MINUS,
+                       SCORES_SCHEMA,
+                       STANDARD_EPISODE_FRAMES,
+                       SUBMISSION_FILES,
+                       Merge,
+                       PlannedRows,
+                       Report,
+                       Submission,
+                       SubmissionError,
+                       SubmittedScore,
+                       format_report,
+)
 from .reading import id_collision_problems, id_problems, read_submission
 from .scores_table import header_problems, parse_scores, score_text_problem
 

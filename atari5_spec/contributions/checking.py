@@ -7,10 +7,21 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..validation import PROTOCOL_COLUMNS, Problem
-from .model import (DERIVABLE, FIT_MIN_GAMES, METADATA_FILE, MIN_TRAINING_FRAMES, NUMBER, SCORES_FILE,
-                    STANDARD_EPISODE_FRAMES,
-                    Merge, PlannedRows, Submission, SubmittedScore, _display)
+from ..data.validation import PROTOCOL_COLUMNS, Problem
+from .model import (
+    DERIVABLE,
+    FIT_MIN_GAMES,
+    METADATA_FILE,
+    MIN_TRAINING_FRAMES,
+    NUMBER,
+    SCORES_FILE,
+    STANDARD_EPISODE_FRAMES,
+    Merge,
+    PlannedRows,
+    Submission,
+    SubmittedScore,
+    _display,
+)
 
 
 def protocol_exclusion(protocol: dict) -> tuple[str | None, str | None]:
@@ -110,7 +121,7 @@ def protocol_note(meta: dict) -> str:
 
 def algorithm_row(submission: Submission, source_id: str) -> dict:
     """The data/algorithms.csv row of a new algorithm, with its protocol and exclusion."""
-    from ..validation import regime_label
+    from ..data.validation import regime_label
 
     meta, protocol = submission.metadata, submission.metadata["protocol"]
     exclusion, note = protocol_exclusion(protocol)
@@ -148,7 +159,7 @@ def planned_scores(submission: Submission, algorithm_id: str, source_id: str, up
     A published number that contradicts its own per-seed rows by more than
     rounding is a problem: one of them is mistyped.
     """
-    from ..writing import format_value
+    from ..data.writing import format_value
 
     protocol = submission.metadata.get("protocol", {})
     statistic, n_seeds = protocol.get("statistic"), protocol.get("seeds")

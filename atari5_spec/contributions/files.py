@@ -6,8 +6,8 @@ import os
 import stat
 from pathlib import Path
 
-from ..paths import regular_file_problem
-from ..validation import Problem
+from ..data.paths import regular_file_problem
+from ..data.validation import Problem
 from .model import MAX_FILE_BYTES, SUBMISSION_FILES, _display
 
 

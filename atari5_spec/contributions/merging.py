@@ -7,10 +7,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..datapackage import bump_version, descriptor_text, package_root, read_descriptor, resource_path, schema_of
-from ..errors import InputError
-from ..paths import package_file, package_target, read_regular_file
-from ..validation import Problem
+from ..data.datapackage import bump_version, descriptor_text, package_root, read_descriptor, resource_path, schema_of
+from ..data.errors import InputError
+from ..data.paths import package_file, package_target, read_regular_file
+from ..data.validation import Problem
 from .checking import merged_problems, plan_merge
 from .model import CHANGELOG, MAX_FILE_BYTES, SCORES_FILE, SUBMISSION_FILES, Merge, Report, Submission, SubmissionError
 from .reading import read_submission
@@ -18,7 +18,7 @@ from .reading import read_submission
 
 def appended_text(old: str, columns: list[str], rows: list[dict]) -> str:
     """``old`` CSV text with ``rows`` appended (existing bytes untouched), in the schema's column order."""
-    from ..writing import csv_text
+    from ..data.writing import csv_text
 
     header = old.split("\n", 1)[0].rstrip("\r")
     if header.split(",") != list(columns):
@@ -45,8 +45,8 @@ def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
 
 def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
     """pandera validation of the package as it would be after writing ``texts`` (checked in a scratch copy)."""
-    from ..loading import TABLES, TableReadError, load
-    from ..validation import validate_dataset
+    from ..data.loading import TABLES, TableReadError, load
+    from ..data.validation import validate_dataset
 
     with tempfile.TemporaryDirectory(prefix="atari5-contribution-") as scratch:
         scratch = Path(scratch)
@@ -93,7 +93,7 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
 
 def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None
             ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
-    from ..loading import load
+    from ..data.loading import load
 
     folder = Path(path)
     root = _package_for(folder, package, writing)
@@ -167,7 +167,7 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     Raises SubmissionError (an InputError) listing every problem when the
     submission is not clean or is already merged; then nothing is written.
     """
-    from ..versioning import apply_changes, changelog_with_entry, descriptor_with_stats
+    from ..data.versioning import apply_changes, changelog_with_entry, descriptor_with_stats
 
     folder = Path(path)
     report, root, submission, texts = _review(folder, package, writing=True, this_year=this_year)

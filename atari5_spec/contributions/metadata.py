@@ -7,8 +7,8 @@ import math
 import re
 from typing import Any
 
-from ..limits import MAX_NESTING_DEPTH, MAX_NUMBER_CHARS, control_character_problem
-from ..validation import Problem
+from ..data.limits import MAX_NESTING_DEPTH, MAX_NUMBER_CHARS, control_character_problem
+from ..data.validation import Problem
 from .model import FORMULA_START
 
 # Free-text keys, where a line break is allowed (stored on one line); every other text is one line.
@@ -301,7 +301,7 @@ def metadata_problems(data: Any, node, schema: dict, label: str, this_year: int)
     protocol = data.get("protocol") if isinstance(data.get("protocol"), dict) else {}
     frames, regime = protocol.get("training_frames"), protocol.get("regime")
     if isinstance(frames, int) and isinstance(regime, str) and "protocol.regime" not in flagged:
-        from ..validation import regime_label
+        from ..data.validation import regime_label
 
         if frames > 0 and regime_label(frames) != regime:
             problems.append(Problem(label, _key_line(node, ["protocol", "regime"]), "protocol.regime",

@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import InputError
-from ..limits import ASCII_NUMBER
-from ..validation import Problem, format_problems
+from ..data.errors import InputError
+from ..data.limits import ASCII_NUMBER
+from ..data.validation import Problem, format_problems
 
 MAX_FILE_BYTES = 1 << 20  # 1 MiB: a full 57-game table with 100 seeds is about 60 kB
 METADATA_FILE, SCORES_FILE = "metadata.yaml", "scores.csv"

@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..datapackage import read_descriptor, read_json_file, schema_of
-from ..ids import algorithm_slug
-from ..validation import Problem
+from ..data.datapackage import read_descriptor, read_json_file, schema_of
+from ..data.ids import algorithm_slug
+from ..data.validation import Problem
 from .files import _read_if_present, folder_problems
 from .metadata import _as_written, metadata_problems, parse_yaml
 from .model import METADATA_FILE, METADATA_SCHEMA, SCORES_FILE, SCORES_SCHEMA, Submission, SubmittedScore, _display

@@ -10,10 +10,10 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from ..errors import InputError
-from ..limits import ASCII_INTEGER, MAX_NUMBER_CHARS, control_character_problem, non_ascii_digit, score_problem
-from ..ids import UnknownGameError, game_aliases, resolve_game
-from ..validation import Problem
+from ..data.errors import InputError
+from ..data.ids import UnknownGameError, game_aliases, resolve_game
+from ..data.limits import ASCII_INTEGER, MAX_NUMBER_CHARS, control_character_problem, non_ascii_digit, score_problem
+from ..data.validation import Problem
 from .metadata import formula_problem
 from .model import CURVE_COLUMNS, FAR_BELOW_RANDOM, NUMBER, PLUS_MINUS, SubmittedScore
 
@@ -29,7 +29,7 @@ def _records(text: str):
 
 def score_text_problem(text: str) -> tuple[str, str] | None:
     """(message, fix) when a score cell is not a plain finite number; None when it is."""
-    from ..score_input import parse_score  # accepted exactly when `atari5-spec score` accepts it
+    from ..scoring.input import parse_score  # accepted exactly when `atari5-spec score` accepts it
 
     try:
         parse_score(text, "score")

@@ -1,0 +1,117 @@
+"""Analysis commands: irt, aggregate (your own per-seed runs) and report."""
+
+from __future__ import annotations
+
+import sys
+
+from ..data.errors import InputError
+from .options import add_package_option
+
+
+def _cmd_irt(args) -> int:
+    import json
+
+    from ..analyses.irt_output import format_irt, irt_as_dict, irt_warnings
+    from ..analyses.structure import training_irt
+    from ..data.loading import load
+
+    if args.quadrature < 5:
+        raise InputError(f"--quadrature {args.quadrature}: use at least 5 nodes (default 21)")
+    dataset = load(args.path)
+    fit = training_irt(dataset, regularised=not args.unregularised, n_quadrature=args.quadrature)
+    if args.json:
+        names = dataset.games.set_index("game_id")["name"].astype(str)
+        print(json.dumps(irt_as_dict(fit, names), indent=2))
+    else:
+        print(format_irt(fit, abilities=args.abilities))
+    for warning in irt_warnings(fit.result):
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+def _cmd_aggregate(args) -> int:
+    import json
+
+    from ..analyses.run_aggregates import aggregate_runs, format_run_aggregates, run_aggregates_as_dict
+    from ..analyses.runs_input import normalised_runs, read_runs
+    from ..data.loading import load
+
+    if args.resamples < 1:
+        raise InputError(f"--resamples {args.resamples}: give a positive number of bootstrap resamples")
+    if not 0 < args.confidence < 1:
+        raise InputError(f"--confidence {args.confidence}: give a level between 0 and 1, e.g. 0.95")
+    if args.figure:
+        from ..analyses.report import require_matplotlib
+
+        require_matplotlib()  # fail before the bootstrap when the plot extra is missing
+    games = load(args.path).games
+    runs = normalised_runs(read_runs(args.runs, games), games, source=args.runs)
+    result = aggregate_runs(runs.scores, runs.games, n_resamples=args.resamples, confidence=args.confidence,
+                            seed=args.seed)
+    print(json.dumps(run_aggregates_as_dict(result), indent=2) if args.json else format_run_aggregates(result))
+    if args.figure:
+        from ..analyses.aggregate_figure import write_run_aggregates_figure
+
+        path = write_run_aggregates_figure(result, args.figure)
+        print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+def _cmd_report(args) -> int:
+    from ..analyses.report import analyse, require_matplotlib, write_report
+    from ..data.loading import load
+    from ..data.paths import output_directory
+
+    require_matplotlib()  # fail before the analyses when the plot extra is missing
+    output_directory(args.out)  # the output policy, checked before the analyses (and again when writing)
+    written = write_report(analyse(load(args.path)), args.out)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def add_analysis_commands(commands) -> None:
+    """Add irt, aggregate and report to the top-level subcommands."""
+    p = commands.add_parser("irt", help="fit a 2PL IRT model of 'at least human level' (Martinez-Plumed & "
+                                        "Hernandez-Orallo 2017) and print each game's difficulty and "
+                                        "discrimination with standard errors",
+                            description="Item response theory of the games (Martinez-Plumed & Hernandez-Orallo "
+                                        "2017) on the paper's training set: each game's difficulty and "
+                                        "discrimination with standard errors (Bayes modal 2PL by default), its "
+                                        "success rate, and whether it discriminates at all.")
+    add_package_option(p)
+    p.add_argument("--abilities", action="store_true", help="also print each algorithm's ability")
+    p.add_argument("--json", action="store_true", help="print the fit as JSON (games, abilities, warnings)")
+    p.add_argument("--quadrature", type=int, default=21, metavar="N",
+                   help="adaptive Gauss-Hermite nodes per agent (default 21; the estimates do not depend on it)")
+    p.add_argument("--unregularised", action="store_true",
+                   help="marginal maximum likelihood without priors, as the IRT paper (games that split the "
+                        "agents perfectly then have no finite estimate; a warning names them)")
+    p.set_defaults(run=_cmd_irt)
+
+    p = commands.add_parser("aggregate", help="aggregate your own per-seed runs of any number of agents "
+                                              "(CSV: agent,game,seed,score): IQM, median, mean, optimality gap "
+                                              "with stratified bootstrap intervals, probability of improvement, "
+                                              "performance profiles, paired Welch tests",
+                            description="Aggregates your own per-seed runs (CSV agent,game,seed,score, raw scores, "
+                                        "any game spelling) on the human-normalised scale as a fraction (1.0 = "
+                                        "human): IQM, median, mean and optimality gap with stratified bootstrap "
+                                        "intervals, probability of improvement between agents, performance "
+                                        "profiles, the ALE paper's score distribution and paired Welch tests.")
+    p.add_argument("runs", help="CSV file with columns agent, game, seed, score (raw scores, any game spelling)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--figure", metavar="PNG", default=None, help="also draw the intervals, profiles and "
+                                                                 "P(X > Y) to this PNG (needs matplotlib)")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    add_package_option(p)
+    p.set_defaults(run=_cmd_aggregate)
+
+    p = commands.add_parser("report", help="write pictures and one self-contained HTML page of the structure "
+                                           "analyses (needs matplotlib: pip install 'atari5-spec[plot]')",
+                            description="The Atari-5 paper's structure analyses (single-game ranking, per-game "
+                                        "R^2, fairness, correlations, out-of-fold and held-out estimates) and the "
+                                        "IRT fit, as PNG pictures and one self-contained report.html in a new "
+                                        "folder outside the package.")
+    p.add_argument("--out", required=True, help="directory to write the PNG files and report.html to")
+    add_package_option(p)
+    p.set_defaults(run=_cmd_report)

@@ -1,0 +1,98 @@
+"""``atari5-spec contribute check|add|curves``: the command line of atari5_spec.contributions (argparse only, imports on use)."""
+
+from __future__ import annotations
+
+SUBMISSION_HELP = "the submission folder, contributions/<algorithm-id> (see CONTRIBUTING.md)"
+
+
+def _cmd_check(args) -> int:
+    from ..contributions import check_submission, format_report
+
+    report = check_submission(args.path, args.package)
+    print(format_report(report))
+    return 0 if report.ok else 1
+
+
+def _cmd_add(args) -> int:
+    from ..contributions import SubmissionError, add_submission, format_report
+
+    try:
+        merge = add_submission(args.path, args.package)
+    except SubmissionError as error:
+        print(error if error.report.merged_as and not error.report.problems else format_report(error.report))
+        print("nothing was written.")
+        return 1
+    what = f"corrections of `{merge.corrects}`" if merge.corrects else f"algorithm `{merge.algorithm['algorithm_id']}`"
+    print(f"merged {args.path}: {what}, {merge.counts()} "
+          f"(score_id {merge.scores[0]['score_id']}-{merge.scores[-1]['score_id']}), source {merge.source['source_id']}; "
+          f"{merge.bump} version bump recorded in datapackage.json and CHANGELOG.md.")
+    return 0
+
+
+def _cmd_curves(args) -> int:
+    import sys
+
+    from ..contributions.curves import curve_rows, read_runs, rule_text
+    from ..data.errors import InputError
+    from ..data.frames import parse_budget
+    from ..data.paths import output_file, write_output
+    from ..data.writing import csv_text
+
+    budgets = [parse_budget(b) for b in args.budgets.split(",") if b.strip()]
+    final = parse_budget(args.final)
+    if args.points < 1:
+        raise InputError("--points must be at least 1")
+    if args.out:
+        output_file(args.out)  # refused before the work: inside a data package, a link, a folder
+    runs = read_runs(args.runs)
+    rows = curve_rows(runs, budgets, final, args.points)
+    if not rows:
+        raise InputError(f"{args.runs}: no run reaches any of the budgets; check --final and --budgets (frames)")
+    columns = ["game", "seed", "training_frames", "score", "points", "first_frame", "last_frame", "provenance"]
+    text = csv_text(columns, ([r[c] for c in columns] for r in rows))
+    if args.out:
+        write_output(args.out, text)
+    else:
+        sys.stdout.write(text)
+    counted = len({(r["game"], r["seed"]) for r in rows if r["training_frames"] == final})
+    print(f"{len(runs)} runs, {counted} reach the final budget; {len(rows)} rows"
+          + (f" written to {args.out}" if args.out else "") + ".\nPut this rule in metadata.yaml under "
+          f"upstream.curve_rule:\n  {rule_text(args.points)}", file=sys.stderr)
+    return 0
+
+
+def add_contribution_commands(commands) -> None:
+    """Add ``contribute check`` and ``contribute add`` to the top-level subcommands."""
+    p = commands.add_parser(
+        "contribute", help="check a submitted result (contributions/<id>/) or merge it into data/",
+        description="Results are contributed by pull request as contributions/<algorithm-id>/ with metadata.yaml "
+                    "and scores.csv (copy contributions/_template). 'check' lists every problem; 'add' merges a "
+                    "clean submission into data/ append-only and bumps the data package version.")
+    actions = p.add_subparsers(dest="contribute_action", metavar="ACTION")
+    actions.required = True
+
+    c = actions.add_parser("check", help="list every problem of a submission (exit 0 when it can be merged)")
+    c.add_argument("path", help=SUBMISSION_HELP)
+    c.add_argument("--package", default=None,
+                   help="data package to check against (default: the one the folder is in, else the installed one)")
+    c.set_defaults(run=_cmd_check)
+
+    a = actions.add_parser("add", help="merge a clean submission into data/ (append-only, all files or none)")
+    a.add_argument("path", help=SUBMISSION_HELP)
+    a.add_argument("--package", default=None,
+                   help="data package directory to write into (default: the one the folder is in); a submission "
+                        "from elsewhere is copied to its contributions/<id>/")
+    a.set_defaults(run=_cmd_add)
+
+    u = actions.add_parser("curves", help="turn learning curves into the rows of a submission's scores.csv",
+                           description="Reads learning curves (a JSON list of runs {task, seed, xs, ys}, optionally "
+                                       "gzipped, or a CSV game,seed,frames,return) and writes scores.csv rows: each "
+                                       "run's score at every budget and at the final budget, by one stated rule "
+                                       "(printed at the end: copy it into metadata.yaml).")
+    u.add_argument("runs", help="the curves file")
+    u.add_argument("--budgets", default="10M,25M,50M,100M,200M",
+                   help="comma-separated budgets in frames (10M, 400k, 1.5B; default 10M,25M,50M,100M,200M)")
+    u.add_argument("--final", required=True, help="the training budget of the published numbers, e.g. 200M or 400k")
+    u.add_argument("--points", type=int, default=5, help="curve points averaged per budget (default 5)")
+    u.add_argument("--out", default=None, help="file to write (default: standard output)")
+    u.set_defaults(run=_cmd_curves)

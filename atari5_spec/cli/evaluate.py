@@ -1,0 +1,109 @@
+"""``atari5-spec evaluate``: the command line of atari5_spec.evaluation (argparse only, imports on use)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def _fold_progress(version: str):
+    """A line on the terminal counting the nested cross-validation's outer folds."""
+    def draw(done: int, total: int) -> None:
+        print(f"\r{version}: nested cross-validation, outer fold {done}/{total}", end="\n" if done == total else "",
+              file=sys.stderr, flush=True)
+
+    return draw
+
+
+def _cmd_evaluate(args) -> int:
+    import json
+
+    from ..data.errors import InputError
+    from ..data.loading import load
+    from ..method.coefficients import default_version
+    from ..method.evaluation import agent_scores, evaluate_version
+    from ..method.evaluation.report import as_json, format_text, plot_heldout
+    from ..method.pinned import known_versions
+
+    if args.figure:
+        from ..data.paths import output_file
+
+        output_file(args.figure, "--figure")  # refused before the work: inside a data package, a link, a folder
+    if args.pin_calibration or args.update_calibration:
+        from .options import writable_package
+
+        args.path = writable_package(args.path)
+    dataset = load(args.path)
+    known = known_versions(dataset.root / "coefficients")
+    versions = args.version or [default_version(dataset.root / "coefficients")]
+    for version in versions:
+        if version not in known:
+            raise InputError(f"no coefficient version {version!r} (known: {', '.join(known)})")
+    if args.pin_calibration or args.update_calibration:
+        from ..method.evaluation.pinning import pin_calibration
+
+        for version in versions:
+            path, data_version = pin_calibration(dataset.root, version, update=args.update_calibration)
+            print(f"wrote {path} (data package {data_version}; recorded in datapackage.json and CHANGELOG.md)")
+        return 0
+    agents = agent_scores(dataset)
+    if args.refit_candidates:
+        from ..method.evaluation.refits import candidate_table, categories, format_table, refit_candidates
+        from ..method.pinned import load_coefficient_set
+
+        games = load_coefficient_set(versions[0], dataset.root).subsets[args.subset].games
+        table = candidate_table(refit_candidates(agents, dataset, games), categories(agents, dataset))
+        print(format_table(table, f"Refit candidates for the {args.subset} games: leave-one-paper-out relative "
+                                  "error by category (lower is better)"))
+        return 0
+    results = []
+    for version in versions:
+        progress = _fold_progress(version) if sys.stderr.isatty() and not args.no_nested else None
+        results.append(evaluate_version(dataset, version, agents, nested=not args.no_nested, progress=progress))
+    subset = args.subset
+    for result in results:
+        if subset not in result.subset_games:
+            raise InputError(f"version {result.version} has no subset {subset!r} "
+                             f"(it has {', '.join(result.subset_games)})")
+    if args.json:
+        payload = [as_json(r, dataset.version, subset) for r in results]
+        print(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2, allow_nan=False))
+    else:
+        print("\n".join(format_text(r, dataset.version, subset) for r in results))
+        if len(results) > 1:
+            from ..method.evaluation.refits import categories, compare_versions, format_table
+
+            print(format_table(compare_versions(results, categories(agents, dataset), subset),
+                               f"Side by side, {subset}: relative error on the agents every version judges out of "
+                               "sample (held-out outside its training set, leave-one-paper-out inside)"))
+    if args.figure:
+        print(f"wrote {plot_heldout(results, args.figure, subset)}", file=sys.stderr)
+    return 0
+
+
+def add_evaluation_commands(commands) -> None:
+    p = commands.add_parser(
+        "evaluate", help="out-of-sample error of a coefficient version: held-out agents, leave-one-paper-out, "
+                         "nested cross-validation, prediction-interval coverage",
+        description="Measures how far a coefficient version's estimate misses the true 57-game median on agents "
+                    "it did not see: every agent outside its training set with at least 40 of the 57 games "
+                    "(results after 2022, Go-Explore, every learning-curve budget), its training agents by "
+                    "leave-one-paper-out refits, and nested cross-validation of the whole select-then-fit "
+                    "procedure; then the coverage of score's prediction interval.")
+    from .options import add_package_option
+
+    add_package_option(p)
+    p.add_argument("--version", action="append", default=None,
+                   help="coefficient version (repeat to compare versions side by side; default: the default version)")
+    p.add_argument("--subset", default="Atari-5", help="subset reported in the tables (default Atari-5)")
+    p.add_argument("--json", action="store_true", help="machine-readable output (every subset, every agent)")
+    p.add_argument("--figure", default=None, help="write a PNG of estimate vs true median for held-out agents")
+    p.add_argument("--no-nested", action="store_true", help="skip nested cross-validation (it reruns the search "
+                                                             "ten times, about 20 s)")
+    p.add_argument("--refit-candidates", action="store_true",
+                   help="compare the ways of refitting the subset's weights on today's data by leave-one-paper-out "
+                        "error (how refit-2026-11 was chosen)")
+    p.add_argument("--pin-calibration", action="store_true",
+                   help="write calibration/<version>.csv, the errors score's prediction interval uses (once)")
+    p.add_argument("--update-calibration", action="store_true",
+                   help="rewrite a pinned calibration with the current data (a versioned data event)")
+    p.set_defaults(run=_cmd_evaluate)

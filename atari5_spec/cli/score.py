@@ -1,0 +1,341 @@
+"""The ``score``, ``predict`` and ``leaderboard`` subcommands of ``atari5-spec``.
+
+Only argparse is imported here; each command imports what it needs when it
+runs, so that ``atari5-spec score`` answers quickly (numpy and the csv module,
+no pandas). Output goes to stdout, warnings to stderr; user errors raise
+InputError, which the main program prints without a traceback (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+__all__ = ["add_scoring_commands"]
+
+SCORE_HELP = "the Atari-5 score of an agent from its raw game scores, with an interval and a citation line"
+SCORE_DESCRIPTION = """\
+Estimate an agent's median human-normalised score over the 57 Atari games from
+its raw scores on the Atari-5 games (Battle Zone, Double Dunk, Name This Game,
+Phoenix, Q*bert), with a pinned coefficient version. Every other subset the
+given games allow (Atari-1, -3, -10, -3-Val, -5-Val) is scored too; subsets
+whose games are missing are listed with what they need.
+
+Scores: a CSV file (columns game, score and optionally seed), a JSON file
+({"game": score}, {"game": [per-seed scores]} or a list of records), '-' for
+standard input, and/or --score GAME=VALUE (VALUE may be v1,v2,... for seeds).
+Games in any spelling: battle_zone, "Battle Zone", ALE/BattleZone-v5,
+BattleZoneNoFrameskip-v4, Q*bert, ...
+
+With several seeds per game the estimate uses each game's mean raw score and a
+bootstrap over seeds gives an interval (same --seed, same interval). Exit
+status: 0 ok, 1 bad input or the requested subset's games are missing."""
+
+SCORE_EPILOG = """\
+examples:
+  atari5-spec score scores.csv
+  atari5-spec score --score "Battle Zone=31000" --score "Double Dunk=-1.5" \\
+      --score "Name This Game=12000" --score Phoenix=8000 --score Q*bert=15000
+  atari5-spec score runs.csv --relative-to rainbow_runs.csv --json"""
+
+PREDICT_HELP = "predicted raw and normalised scores for all 57 games from the Atari-5 (or Atari-10) games"
+LEADERBOARD_HELP = "the Atari-5 score of every algorithm in the dataset, and where your agent would rank"
+
+
+def _add_score_inputs(parser: argparse.ArgumentParser, required_games: str,
+                      subset_help: str = "subset to report (default: Atari-5)") -> None:
+    parser.add_argument("scores", nargs="?", default=None,
+                        help="CSV or JSON file of raw scores (columns game, score[, seed]); '-' reads standard input")
+    parser.add_argument("--score", action="append", default=[], metavar="GAME=VALUE",
+                        help=f"a raw score, repeatable ({required_games}); VALUE may be v1,v2,... for several seeds")
+    parser.add_argument("--subset", default="Atari-5", help=subset_help)
+    parser.add_argument("--coefficients", default=None, metavar="VERSION",
+                        help="pinned coefficient version, or a version directory (default: the index's default)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def add_scoring_commands(commands) -> None:
+    """Register ``score``, ``predict`` and ``leaderboard`` on the main parser's subparsers."""
+    p = commands.add_parser("score", help=SCORE_HELP, description=SCORE_DESCRIPTION, epilog=SCORE_EPILOG,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_score_inputs(p, "the five Atari-5 games")
+    p.add_argument("--relative-to", metavar="BASELINE", default=None,
+                   help="scores file of a baseline run under your own settings: also report your score divided by "
+                        "the baseline's (paper Table 5)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: 0)")
+    p.add_argument("--bootstrap", type=int, default=10000, metavar="N",
+                   help="bootstrap resamples for the interval over seeds; 0 for none (default: 10000)")
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="level of the seed and prediction intervals (default: 0.95)")
+    p.add_argument("--sticky-actions", type=float, default=None, metavar="PROB",
+                   help="the runs' sticky-action (repeat) probability, e.g. 0.25 for ALE/*-v5 or 0 for *NoFrameskip-v4 "
+                        "(default: read from the game ids when they say)")
+    p.add_argument("--frames", type=float, default=None, metavar="N",
+                   help="training frames behind the scores (e.g. 200e6); reports the version's measured error at "
+                        "that budget")
+    p.set_defaults(run=_cmd_score)
+
+    p = commands.add_parser("predict", help=PREDICT_HELP, description=PREDICT_HELP[0].upper() + PREDICT_HELP[1:] + (
+        ". Each game has its own linear model in log space (paper Appendix E, Tables 10 and 11); its R^2 says "
+        "how much to trust it (hard-exploration games are poorly predicted). "
+        "raw = random + (human - random) * normalised / 100."))
+    _add_score_inputs(p, "the subset's games", "predict from the Atari-5 or the Atari-10 games (default: Atari-5)")
+    p.set_defaults(run=_cmd_predict)
+
+    p = commands.add_parser("leaderboard", help=LEADERBOARD_HELP, description=LEADERBOARD_HELP[0].upper() + LEADERBOARD_HELP[1:] + (
+        ", beside its true 57-game median where it has at least 40 games. Give your scores to see your rank. "
+        "Compare Atari-5 scores with Atari-5 scores, never with medians (paper section 8)."))
+    _add_score_inputs(p, "the five Atari-5 games")
+    p.set_defaults(run=_cmd_leaderboard)
+
+
+# --- shared --------------------------------------------------------------------------------------------------
+
+def _observations(args, required: bool = True):
+    from ..data.errors import InputError
+    from ..scoring.input import observations_from_arguments, read_scores_file
+
+    observations = read_scores_file(args.scores) if args.scores else []
+    observations += observations_from_arguments(args.score)
+    if required and not observations:
+        raise InputError("no scores: give a CSV/JSON file, '-' for standard input, or --score GAME=VALUE")
+    return observations
+
+
+def _number(value: float | None, places: int = 1) -> str:
+    return "n/a" if value is None else f"{value:,.{places}f}"
+
+
+def _interval_text(interval, confidence: float, places: int = 1) -> str:
+    return f"{confidence * 100:g}% interval {_number(interval[0], places)} to {_number(interval[1], places)}"
+
+
+def _warn(messages) -> None:
+    for message in messages:
+        print(f"warning: {message}", file=sys.stderr)
+
+
+# --- score ---------------------------------------------------------------------------------------------------
+
+def _prediction_json(interval) -> dict | None:
+    if interval is None:
+        return None
+    out = interval._asdict()
+    out["interval"] = [interval.low, interval.high]
+    return out
+
+
+def _score_json(result, names: dict[str, str], relative=None, baseline_source: str | None = None) -> dict:
+    """The JSON object of ``atari5-spec score --json``."""
+    given = list(result.games) + sorted(g for g in result.raw_means if g not in result.games)
+    out = {
+        "subset": result.subset,
+        "estimate": result.estimate,
+        "prediction_interval": _prediction_json(result.prediction_interval),
+        "seed_interval": list(result.interval) if result.interval else None,
+        "interval": list(result.interval) if result.interval else None,
+        "interval_is": "the seed interval (deprecated name; use seed_interval)",
+        "confidence": result.bootstrap.confidence if result.bootstrap else None,
+        "protocol": result.protocol._asdict() if result.protocol else None,
+        "signature": result.signature,
+        "coefficients": result.coefficients_version,
+        "rel_err_percent": result.rel_err_percent,
+        "meaning": "estimated median human-normalised score over the 57 games, in percent",
+        "games": [{"game_id": g, "name": names.get(g, g), "raw_mean": result.raw_means[g],
+                   "normalised": result.normalised[g], "n_seeds": result.n_seeds[g],
+                   "in_subset": g in result.games} for g in given if g in result.raw_means],
+        "bootstrap": result.bootstrap._asdict() if result.bootstrap else None,
+        "other_subsets": [{"subset": s.subset, "games": list(s.games), "estimate": s.estimate,
+                           "seed_interval": list(s.interval) if s.interval else None,
+                           "prediction_interval": _prediction_json(s.prediction_interval), "signature": s.signature,
+                           "rel_err_percent": s.rel_err_percent} for s in result.other_subsets],
+        "not_computable": [{"subset": name, "missing": list(missing)}
+                           for name, missing in result.not_computable.items()],
+        "warnings": list(result.warnings),
+        "notes": list(result.notes),
+    }
+    if relative is not None:
+        out["relative"] = {"baseline": baseline_source, "baseline_estimate": relative.baseline.estimate,
+                           "baseline_signature": relative.baseline.signature, "ratio": relative.ratio,
+                           "interval": list(relative.interval) if relative.interval else None,
+                           "signature": relative.signature}
+    return out
+
+
+def _score_text(result, names: dict[str, str]) -> list[str]:
+    lines = []
+    if result.estimate is not None:
+        lines.append(f"{result.subset} score: {_number(result.estimate)}")
+        lines.append("  = estimated median human-normalised score over the 57 games, in % (the pinned formula)")
+        pi = result.prediction_interval
+        if pi is not None:
+            lines.append(f"  prediction interval ({pi.level * 100:g}%): {_number(pi.low)} to {_number(pi.high)}: where "
+                         "the 57-game median lies, with the model's out-of-sample error")
+            lines.append(f"    calibrated on {pi.n_errors} out-of-sample errors ({pi.calibration}); measured "
+                         f"coverage: {pi.coverage}")
+            lines.append(f"    seed part: {pi.seed_part}")
+        if result.interval:
+            b = result.bootstrap
+            lines.append(f"  seed interval ({b.confidence * 100:g}%): {_number(result.interval[0])} to "
+                         f"{_number(result.interval[1])}: seed-to-seed variation only, NOT where the 57-game median "
+                         f"lies ({b.n_resamples:,} bootstrap resamples, seed {b.seed}; each game's seeds resampled "
+                         "with replacement, independently per game)")
+        if result.protocol is not None:
+            lines += [f"  protocol: {m}" for m in result.protocol.messages]
+    else:
+        lines.append(f"{result.subset} score: not computable, missing "
+                     + ", ".join(result.not_computable[result.subset]))
+    given = list(g for g in result.games if g in result.raw_means)
+    given += sorted(g for g in result.raw_means if g not in result.games)
+    lines += ["", f"  {'game':<20} {'raw score':>14} {'seeds':>6} {'normalised':>12}"]
+    for g in given:
+        lines.append(f"  {names.get(g, g):<20} {_number(result.raw_means[g], 2):>14} {result.n_seeds[g]:>6} "
+                     f"{_number(result.normalised[g]):>11}%")
+    if result.other_subsets:
+        lines += ["", "Other subsets from these games:"]
+        for s in result.other_subsets:
+            extra = f"  ({_interval_text(s.interval, result.bootstrap.confidence)})" if s.interval else ""
+            lines.append(f"  {s.subset:<12} {_number(s.estimate):>10}{extra}   {s.signature}")
+    missing = {k: v for k, v in result.not_computable.items() if k != result.subset}
+    if missing:
+        lines += ["", "Not computable (games not given):"]
+        lines += [f"  {name:<12} needs {', '.join(games)}" for name, games in missing.items()]
+    lines += [f"note: {note}" for note in result.notes]
+    if result.signature:
+        pi = result.prediction_interval
+        ci = (f" ({pi.level * 100:g}% prediction interval {_number(pi.low)} to {_number(pi.high)}, calibration "
+              f"{pi.calibration})" if pi else "")
+        lines += ["", "Paste this line in your paper (the signature pins coefficients, constants and method):",
+                  f"  {result.subset} score {_number(result.estimate)}{ci}  [{result.signature}]",
+                  f"Compare {result.subset} scores only with {result.subset} scores (see `atari5-spec leaderboard`), "
+                  "never with 57-game medians (paper section 8)."]
+    return lines
+
+
+def _relative_text(relative, baseline_source: str) -> list[str]:
+    subset = relative.agent.subset
+    if relative.ratio is None:
+        return ["", f"Relative to {baseline_source}: not computable, the baseline lacks "
+                + ", ".join(relative.baseline.not_computable.get(subset, ()))]
+    lines = ["", f"Relative to the baseline ({baseline_source}): {relative.ratio:.3f}"
+             + (f"  ({_interval_text(relative.interval, relative.agent.bootstrap.confidence, 3)})"
+                if relative.interval else ""),
+             f"  your {subset} {_number(relative.agent.estimate)} / baseline {subset} "
+             f"{_number(relative.baseline.estimate)}, same coefficients and settings (paper Table 5)",
+             f"  baseline signature: {relative.baseline.signature}",
+             f"  ratio signature:    {relative.signature}"]
+    return lines
+
+
+def _whole_frames(value: float) -> int:
+    from ..data.errors import InputError
+
+    if not (value >= 1 and float(value).is_integer()):
+        raise InputError(f"--frames must be a positive whole number of frames (e.g. 200e6), not {value!r}")
+    return int(value)
+
+
+def _cmd_score(args) -> int:
+    from ..data.errors import InputError
+    from ..scoring.estimate import as_coefficient_set, games_table, not_computable_message, relative_score, score
+    from ..scoring.input import read_scores_file
+
+    observations = _observations(args)
+    coefficients = as_coefficient_set(args.coefficients)
+    settings = dict(subset=args.subset, coefficients=coefficients, n_bootstrap=args.bootstrap,
+                    confidence=args.confidence, seed=args.seed)
+    protocol = dict(sticky_action_probability=args.sticky_actions,
+                    training_frames=None if args.frames is None else _whole_frames(args.frames))
+    relative = None
+    if args.relative_to:
+        if args.relative_to == "-" and args.scores == "-":
+            raise InputError("standard input can hold the agent's scores or the baseline's, not both")
+        relative = relative_score(observations, read_scores_file(args.relative_to), **settings)
+        result = relative.agent
+    else:
+        result = score(observations, **settings, **protocol, partial=True)
+    if result.estimate is not None and not math.isfinite(result.estimate):  # no citable signature for inf
+        raise InputError(f"the {result.subset} estimate of these scores is not a finite number: check the scores' "
+                         "scale (raw game scores, not normalised)")
+    names = {row["game_id"]: row["name"] for row in games_table()}
+    _warn(result.warnings)
+    if relative is not None:
+        _warn(f"baseline: {w}" for w in relative.baseline.warnings)
+    if args.json:
+        print(json.dumps(_score_json(result, names, relative, args.relative_to), indent=2, allow_nan=False))
+    else:
+        lines = _score_text(result, names)
+        if relative is not None:
+            lines += _relative_text(relative, args.relative_to)
+        print("\n".join(lines))
+    if result.estimate is None:
+        raise InputError(not_computable_message(result))
+    if relative is not None and relative.ratio is None:
+        raise InputError(f"the baseline ({args.relative_to}) lacks "
+                         f"{', '.join(relative.baseline.not_computable.get(result.subset, ()))}")
+    return 0
+
+
+# --- predict -------------------------------------------------------------------------------------------------
+
+def _cmd_predict(args) -> int:
+    from ..scoring.prediction import predict
+
+    result = predict(_observations(args), subset=args.subset, coefficients=args.coefficients)
+    if args.json:
+        print(json.dumps({"subset": result.subset, "games": list(result.games),
+                          "coefficients": result.coefficients_version, "signature": result.signature,
+                          "predictions": [p._asdict() for p in result.predictions]}, indent=2))
+        return 0
+    print(f"Predicted scores from the {result.subset} games (coefficients {result.coefficients_version}). "
+          "R^2 is the fit of each game's model on the training algorithms: the lower it is, the less "
+          f"the {result.subset} games say about that game.")
+    print(f"\n  {'game':<20} {'raw':>14} {'normalised':>12} {'R^2':>6}")
+    for p in result.predictions:
+        r2 = "given" if p.is_predictor else ("n/a" if p.r2 is None else f"{p.r2:.3f}")
+        given = "" if p.is_predictor or p.given_raw is None else f"   (you gave {_number(p.given_raw, 2)})"
+        print(f"  {p.name:<20} {_number(p.raw, 1):>14} {_number(p.normalised):>11}% {r2:>6}{given}")
+    print(f"\nsignature: {result.signature}")
+    return 0
+
+
+# --- leaderboard ---------------------------------------------------------------------------------------------
+
+def _cmd_leaderboard(args) -> int:
+    from ..data.limits import printable
+    from ..scoring.ranking import COMPARISON_ADVICE, MIN_GAMES_FOR_MEDIAN, leaderboard
+
+    observations = _observations(args, required=False)
+    board = leaderboard(observations or None, subset=args.subset, coefficients=args.coefficients)
+    if args.json:
+        print(json.dumps({"subset": board.subset, "coefficients": board.coefficients_version,
+                          "signature": board.signature, "advice": COMPARISON_ADVICE,
+                          "user": ({"estimate": board.user_estimate, "rank": board.user_rank}
+                                   if board.user_estimate is not None else None),
+                          "rows": [r._asdict() for r in board.rows]}, indent=2))
+        return 0
+    name = board.subset
+    print(f"{name} scores of the {len(board.rows)} algorithms in the dataset with all {name} games "
+          f"(coefficients {board.coefficients_version}).")
+    print(f"The 57-game median is shown for orientation where an algorithm has >= {MIN_GAMES_FOR_MEDIAN} games.")
+    print(f"\n  {'rank':>4}  {'algorithm':<34} {name:>10} {'median':>10} {'games':>5}")
+    user_line = (f"  {'->':>4}  {'your agent':<34} {_number(board.user_estimate):>10}"
+                 if board.user_estimate is not None else None)
+    for row in board.rows:
+        if user_line and row.rank == board.user_rank:
+            print(user_line)
+            user_line = None
+        label = printable(row.name) if row.kind == "agent" else f"{printable(row.name)} ({row.kind})"
+        print(f"  {row.rank:>4}  {label[:34]:<34} {_number(row.estimate):>10} {_number(row.median):>10} "
+              f"{row.n_games:>5}")
+    if user_line:
+        print(user_line)
+    if board.user_rank is not None:
+        print(f"\nYour agent: {name} {_number(board.user_estimate)}, rank {board.user_rank} of {len(board.rows) + 1}.")
+    elif observations:
+        print(f"\nYour agent has no {name} score: some of its games are missing (see `atari5-spec score`).")
+    print(f"\n{COMPARISON_ADVICE}")
+    print(f"signature: {board.signature}")
+    return 0

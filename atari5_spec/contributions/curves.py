@@ -1,0 +1,170 @@
+"""Learning curves to numbers: a run's score at a training budget, by one stated rule.
+
+Many results after 2022 are published as learning curves (episode return
+against training frames, one curve per game and seed) rather than as a table
+of final numbers. To compare them with tables, and to score an agent at any
+budget, each curve is reduced to one number per budget by this rule
+(:data:`RULE`, recorded with every source that used it):
+
+* per run, the points at or below the budget ``B`` whose return is not null;
+* the run counts at ``B`` only if its last point is within ``max(2.5% of B,
+  108,000 frames)`` of ``B`` (one maximal episode: with Atari 100k the last
+  finished episode may end well before the budget; a run stopped early, such
+  as one DreamerV3 run that ends at 29.6M frames, does not count at 200M);
+* its score is the mean of the last ``points`` (default 5) such points.
+
+The result is a row of a contribution's scores.csv (``game, seed,
+training_frames, score, points, first_frame, last_frame``): the same format a
+contributor uses for numbers typed in from a paper, so curves enter the data
+package through `atari5-spec contribute add` like everything else.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import math
+from pathlib import Path
+from typing import Iterable, NamedTuple, Sequence
+
+from ..data.errors import InputError
+
+__all__ = ["Run", "BudgetScore", "RULE", "DEFAULT_POINTS", "EPISODE_FRAMES", "read_runs",
+           "budget_score", "curve_rows", "rule_text"]
+
+DEFAULT_POINTS = 5
+MAX_CURVES_BYTES = 512 << 20  # a curves file, unpacked: the largest study imported (57 games x 5 seeds) is far below
+EPISODE_FRAMES = 108_000  # the standard evaluation episode cap: 30 minutes at 60 Hz
+REACH_FRACTION = 0.025
+RULE = ("per run, the mean of the last {points} curve points (non-null returns) at or below the budget B; "
+        "a run counts at B only if its last point is within max(2.5% of B, 108000 frames) of B; "
+        "runs are kept per seed (data/budget_scores.csv) and the per-game number is the {statistic} over the seeds "
+        "that count at the final budget")
+
+
+class Run(NamedTuple):
+    """One learning curve: a game (as the source names it), a seed, frames and returns (None = no episode yet)."""
+
+    game: str
+    seed: int
+    frames: tuple[float, ...]
+    returns: tuple[float | None, ...]
+    where: str  # how to find the run in its file (e.g. "run 17")
+
+
+class BudgetScore(NamedTuple):
+    """A run's score at a budget: the mean of ``points`` returns logged between first_frame and last_frame."""
+
+    score: float
+    points: int
+    first_frame: int
+    last_frame: int
+
+
+def rule_text(points: int = DEFAULT_POINTS, statistic: str = "mean") -> str:
+    return RULE.format(points=points, statistic=statistic)
+
+
+def budget_score(frames: Sequence[float], returns: Sequence[float | None], budget: int,
+                 points: int = DEFAULT_POINTS) -> BudgetScore | None:
+    """The run's score at ``budget`` by :data:`RULE`, or None when the run does not count there."""
+    logged = [(x, y) for x, y in zip(frames, returns) if y is not None and x <= budget]
+    finished = [x for x, y in zip(frames, returns) if y is not None]
+    if not logged or not finished or max(finished) < budget - max(REACH_FRACTION * budget, EPISODE_FRAMES):
+        return None
+    last = logged[-points:]
+    return BudgetScore(math.fsum(y for _, y in last) / len(last), len(last), int(last[0][0]), int(last[-1][0]))
+
+
+def _runs_from_json(data, label: str) -> list[Run]:
+    if not isinstance(data, list):
+        raise InputError(f"{label}: expected a JSON list of runs ({{task, seed, xs, ys}})")
+    runs = []
+    for index, run in enumerate(data):
+        if not isinstance(run, dict) or not {"task", "seed", "xs", "ys"} <= set(run):
+            raise InputError(f"{label}: run {index} lacks one of task, seed, xs, ys")
+        xs, ys = run["xs"], run["ys"]
+        if not isinstance(xs, list) or not isinstance(ys, list) or len(xs) != len(ys):
+            raise InputError(f"{label}: run {index} ({run['task']}): xs and ys must be lists of the same length")
+        if any(not isinstance(x, (int, float)) or isinstance(x, bool) for x in xs) or any(
+                b < a for a, b in zip(xs, xs[1:])):
+            raise InputError(f"{label}: run {index} ({run['task']}): xs must be increasing numbers of frames")
+        if any(y is not None and (not isinstance(y, (int, float)) or isinstance(y, bool) or not math.isfinite(y))
+               for y in ys):
+            raise InputError(f"{label}: run {index} ({run['task']}): ys must be finite numbers or null")
+        task = str(run["task"])
+        game = task.split("_", 1)[1] if task.startswith("atari_") else task
+        runs.append(Run(game, int(run["seed"]), tuple(xs), tuple(ys), f"run {index} ({task} seed {run['seed']})"))
+    return runs
+
+
+def _runs_from_csv(text: str, label: str) -> list[Run]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not {"game", "seed", "frames", "return"} <= set(reader.fieldnames or []):
+        raise InputError(f"{label}: a curves CSV needs the columns game,seed,frames,return")
+    curves: dict[tuple[str, int], list[tuple[float, float | None]]] = {}
+    for line, row in enumerate(reader, start=2):
+        try:
+            key = (row["game"], int(row["seed"]))
+            point = (float(row["frames"]), float(row["return"]) if row["return"] else None)
+        except ValueError:
+            raise InputError(f"{label}, line {line}: seed must be an integer, frames and return numbers") from None
+        curves.setdefault(key, []).append(point)
+    return [Run(game, seed, tuple(x for x, _ in sorted(points, key=lambda p: p[0])),
+                tuple(y for _, y in sorted(points, key=lambda p: p[0])), f"{game} seed {seed}")
+            for (game, seed), points in sorted(curves.items())]
+
+
+def read_runs(path: str | Path) -> list[Run]:
+    """Learning curves from a JSON list of runs (``{task, seed, xs, ys}``, optionally gzipped) or a CSV
+    with columns ``game,seed,frames,return`` (one row per logged point)."""
+    from ..data.limits import load_json
+    from ..data.paths import read_regular_file
+
+    path = Path(path)
+    data = read_regular_file(path, str(path), MAX_CURVES_BYTES)  # a pipe or device is refused before opening
+    if data[:2] == b"\x1f\x8b":
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+                data = unpacked.read(MAX_CURVES_BYTES + 1)  # bounded: a small file may unpack to gigabytes
+        except (OSError, EOFError) as error:
+            raise InputError(f"{path}: not a valid gzip file ({error})") from None
+        if len(data) > MAX_CURVES_BYTES:
+            raise InputError(f"{path}: unpacks to more than {MAX_CURVES_BYTES:,} bytes: give the curves of one study")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}, line {line}: not UTF-8 (byte {data[error.start]:#04x})") from None
+    if text.lstrip().startswith("["):
+        # Depth and number limits; NaN returns (a logged NaN) are read and handled like the json module did.
+        return _runs_from_json(load_json(text, str(path), allow_nan=True), str(path))
+    return _runs_from_csv(text, str(path))
+
+
+def curve_rows(runs: Iterable[Run], budgets: Sequence[int], final_budget: int, points: int = DEFAULT_POINTS,
+               where: str = "") -> list[dict]:
+    """Rows of a contribution's scores.csv from learning curves, sorted by game, seed and budget.
+
+    For every run: one row per budget it counts at (``training_frames`` set),
+    and its final score (``training_frames`` empty: the run's score at
+    ``final_budget``, stored in data/seed_scores.csv). ``where`` prefixes each
+    row's provenance (e.g. the upstream file).
+    """
+    from ..data.writing import format_value
+
+    budgets = sorted(set(budgets) | {final_budget})
+    rows = []
+    for run in sorted(runs, key=lambda r: (r.game, r.seed)):
+        for budget in budgets:
+            found = budget_score(run.frames, run.returns, budget, points)
+            if found is None:
+                continue
+            base = dict(game=run.game, seed=run.seed, score=format_value(found.score),
+                        provenance=f"{where}{run.where}, points {found.first_frame}-{found.last_frame}".strip())
+            rows.append(dict(base, training_frames=budget, points=found.points, first_frame=found.first_frame,
+                             last_frame=found.last_frame))
+            if budget == final_budget:
+                rows.append(dict(base, training_frames=None, points=None, first_frame=None, last_frame=None))
+    return sorted(rows, key=lambda r: (r["game"], r["seed"], r["training_frames"] is not None, r["training_frames"] or 0))

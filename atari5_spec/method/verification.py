@@ -1,0 +1,247 @@
+"""``atari5-spec verify``: the package still reproduces every pinned and published number.
+
+For a release to go out, all of these must hold:
+
+1. the package is valid (:func:`atari5_spec.validation.validate_package`);
+2. for every pinned coefficient version: its files are the ones its manifest
+   hashed; its training rows still exist in data/scores.csv with the same
+   numbers; and every model recomputed from those rows of the data equals the
+   pinned values (absolute tolerance 1e-9);
+3. the paper's version reproduces the paper's printed Tables 2, 3, 8, 9, 10, 11
+   and 12 at the printed precision;
+4. every pinned calibration (calibration/<version>.csv: the out-of-sample
+   errors behind score's prediction interval) is recomputed from the data for
+   the agents it lists;
+5. unless skipped, the staged subset search on the paper's training set selects
+   the paper's games for every subset.
+
+Each check reports what it compared and every mismatch by version, model and
+value, so that a failing release says exactly what no longer reproduces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+import pandas as pd
+
+from ..data.datapackage import package_root
+from ..data.published import as_printed, decimals, published_rows
+from . import coefficients as coef
+from . import reproduction, training
+
+__all__ = ["Check", "verify", "format_report", "PINNED_TOLERANCE"]
+
+PINNED_TOLERANCE = 1e-9
+MAX_LISTED = 12  # mismatches listed per check; the count says how many there are in all
+
+
+class Check(NamedTuple):
+    name: str
+    compared: int
+    mismatches: list  # human-readable lines
+    max_abs_diff: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+
+# --- comparisons ---------------------------------------------------------------
+
+def compare_numbers(label: str, pinned: pd.DataFrame, computed: pd.DataFrame, keys: list[str],
+                    columns: list[str], tolerance: float = PINNED_TOLERANCE) -> Check:
+    """Pinned vs recomputed values, joined on ``keys``, within an absolute tolerance."""
+    merged = pinned.merge(computed, on=keys, how="outer", suffixes=("_pinned", "_computed"), indicator=True)
+    mismatches, worst, compared = [], 0.0, 0
+    for row in merged.to_dict("records"):
+        key = ", ".join(str(row[k]) for k in keys)
+        if row["_merge"] != "both":
+            side = "pinned only" if row["_merge"] == "left_only" else "computed only"
+            mismatches.append(f"{label} [{key}]: {side}")
+            continue
+        for column in columns:
+            a, b = row[f"{column}_pinned"], row[f"{column}_computed"]
+            compared += 1
+            if isinstance(a, str) or isinstance(b, str):
+                if str(a) != str(b):
+                    mismatches.append(f"{label} [{key}] {column}: pinned {a!r}, computed {b!r}")
+                continue
+            diff = abs(float(a) - float(b))
+            worst = max(worst, diff) if math.isfinite(diff) else math.inf
+            if not diff <= tolerance:
+                mismatches.append(f"{label} [{key}] {column}: pinned {float(a)!r}, computed {float(b)!r} "
+                                  f"(diff {diff:.3g})")
+    return Check(label, compared, mismatches, worst)
+
+
+# How each published table is compared: join keys, and per column how the
+# printed text is reproduced. Table 3 prints integers truncated (1975.8 -> 1,975).
+PUBLISHED = {
+    "table02_subsets": (["subset"], {"games": "text", "r2": "round", "rel_err_percent": "round"}),
+    "table03_atari5_scores": (["algorithm_id"], {"median": "truncate", "atari5": "truncate",
+                                                 "rel_err_percent": "round"}),
+    "table08_algorithms": (["algorithm_id"], {"games": "round", "median": "round"}),
+    "table09_subset_coefficients": (["subset", "position"], {"game_id": "text", "coefficient": "round"}),
+    "table10_atari5_per_game": (["target_game_id", "term"], {"coefficient": "round"}),
+    "table11_atari10_per_game": (["target_game_id", "term"], {"coefficient": "round"}),
+    "table12_normalisation": (["game_id"], {"random": "exact", "human": "exact"}),
+}
+
+
+def compare_published(stem: str, computed: pd.DataFrame, root: Path) -> Check:
+    """Computed table vs the paper's printed one, at the printed precision."""
+    keys, columns = PUBLISHED[stem]
+    printed = published_rows(stem, root)
+    index = {tuple(str(v) for v in row): i for i, row in
+             enumerate(computed[keys].astype(str).itertuples(index=False, name=None))}
+    mismatches, compared = [], 0
+    for row in printed:
+        key = tuple(row[k] for k in keys)
+        if key not in index:
+            mismatches.append(f"{stem} [{', '.join(key)}]: not computed")
+            continue
+        values = computed.iloc[index[key]]
+        for column, mode in columns.items():
+            compared += 1
+            text, value = row[column], values[column]
+            if mode == "text":
+                got = str(value)
+            elif mode == "exact":
+                got = text if float(value) == float(text) else repr(float(value))
+            else:
+                got = as_printed(float(value), decimals(text), truncate=(mode == "truncate"))
+            if got != text:
+                mismatches.append(f"{stem} [{', '.join(key)}] {column}: printed {text}, computed {got}"
+                                  + ("" if mode in ("text", "exact") else f" ({float(value)!r})"))
+    if len(index) != len(printed):
+        mismatches.append(f"{stem}: {len(index)} rows computed, {len(printed)} printed")
+    return Check(f"published {stem}", compared, mismatches)
+
+
+# --- one pinned version ------------------------------------------------------------
+
+def check_files(name: str, directory: Path, content: dict) -> Check:
+    mismatches = []
+    for file, digest in content["files"].items():
+        text = (directory / file).read_bytes()
+        if "sha256:" + hashlib.sha256(text).hexdigest() != digest:
+            mismatches.append(f"{name}/{file}: content differs from the hash in manifest.yaml")
+    return Check(f"{name}: pinned files", len(content["files"]), mismatches)
+
+
+def check_training_rows(name: str, pinned_rows: pd.DataFrame, scores: pd.DataFrame) -> tuple[Check, pd.DataFrame]:
+    """The pinned training rows, looked up by score_id in the current data."""
+    current = scores.set_index("score_id")
+    mismatches = []
+    missing = pinned_rows[~pinned_rows["score_id"].isin(current.index)]
+    mismatches += [f"{name}: training row score_id {r.score_id} ({r.algorithm_id}/{r.game_id}) is gone from data/scores.csv"
+                   for r in missing.itertuples()]
+    present = pinned_rows[pinned_rows["score_id"].isin(current.index)]
+    now = current.loc[present["score_id"]]
+    for pinned, (algorithm_id, game_id, score) in zip(present.itertuples(),
+                                                      now[["algorithm_id", "game_id", "score"]].itertuples(index=False)):
+        if (pinned.algorithm_id, pinned.game_id) != (algorithm_id, game_id) or pinned.score != score:
+            mismatches.append(f"{name}: training row score_id {pinned.score_id} ({pinned.algorithm_id}/{pinned.game_id}) "
+                              f"is {score!r} in data/scores.csv, pinned {pinned.score!r}")
+    rows = now.reset_index()
+    return Check(f"{name}: training rows in data", len(pinned_rows), mismatches), rows
+
+
+def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tuple[list[Check], dict]:
+    content, tables = coef.read_version(coefficients_dir, name)
+    checks = [check_files(name, coefficients_dir / name, content)]
+    rows_check, rows = check_training_rows(name, tables["training_rows"], dataset.scores)
+    checks.append(rows_check)
+    games = dataset.games.drop(columns=["random_score", "human_score"]).merge(
+        tables["normalisation"], on="game_id", how="left")
+    refit = coef.fit_version(rows, games, dataset.algorithms, content["subsets"])
+    checks += [
+        compare_numbers(f"{name}: subset models", tables["subset_models"], refit.subset_models,
+                        ["subset"], ["games", "n", "cv_mse", "cv_mae", "cv_r2", "rel_err_percent"]),
+        compare_numbers(f"{name}: subset coefficients", tables["subset_coefficients"], refit.subset_coefficients,
+                        ["subset", "position"], ["game_id", "coefficient"]),
+        compare_numbers(f"{name}: per-game models", tables["per_game_models"], refit.per_game_models,
+                        ["subset", "target_game_id", "term"], ["coefficient"]),
+        compare_numbers(f"{name}: per-game metrics", tables["per_game_metrics"], refit.per_game_metrics,
+                        ["subset", "target_game_id"], ["n", "r2"]),
+    ]
+    if content.get("reproduces") == "paper":
+        # The published tables are compared with what the data gives now, not with the pinned files.
+        computed = reproduction.reproduce_tables(dataset, refit._asdict(), rows)
+        checks += [compare_published(stem, frame, root) for stem, frame in computed.items()]
+    return checks, {"content": content, "tables": tables, "rows": rows}
+
+
+def check_calibration(dataset, name: str) -> Check:
+    """The pinned out-of-sample errors (score's prediction interval) recomputed from the data for the same agents."""
+    from .evaluation.pinning import calibration_mismatches
+
+    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE)
+    return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
+
+
+def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress=None) -> Check:
+    """Rerun the staged search on the version's training set; it must select the version's subsets."""
+    from .search import staged_search
+
+    X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
+    found = staged_search(X, y, excluded=tuple(content["method"]["search"]["excluded_games"]), progress=progress)
+    mismatches = []
+    for subset, model in found.items():
+        expected = content["subsets"].get(subset)
+        if expected is not None and list(model.games) != list(expected):
+            mismatches.append(f"{name}: search selects {subset} = {' '.join(model.games)}, pinned {' '.join(expected)}")
+    return Check(f"{name}: staged search selects the pinned subsets", len(found), mismatches)
+
+
+def verify(path: str | Path | None = None, search: bool = True, validate: bool = True,
+           progress: Callable | None = None) -> list[Check]:
+    """Run every check; the release is good when every returned Check is ok.
+
+    The version checks run even when validation fails (e.g. a changed score
+    breaks its file's hash), so that the report names what no longer reproduces.
+    """
+    from ..data.loading import load
+    from ..data.validation import frictionless_problems, in_background, validate_package
+
+    root = package_root(path)
+    structure = in_background(frictionless_problems, root) if validate else None
+    checks = []
+    try:
+        dataset = load(root)
+    except ValueError:
+        dataset = None  # validation below says which cells do not parse
+    if dataset is not None:
+        coefficients_dir = root / "coefficients"
+        for name in coef.read_index(coefficients_dir)["versions"]:
+            version_checks, pinned = verify_version(dataset, name, coefficients_dir, root)
+            checks += version_checks
+            if (root / "calibration" / f"{name}.csv").is_file():
+                checks.append(check_calibration(dataset, name))
+            if search and pinned["content"].get("reproduces") == "paper":
+                checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
+    if validate:
+        problems = validate_package(root, structure=structure, data=dataset)
+        checks.insert(0, Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems]))
+    return checks
+
+
+def format_report(checks: list[Check]) -> str:
+    """A short table of what was checked, then every mismatch."""
+    width = max(len(c.name) for c in checks)
+    lines = [f"{'check':<{width}}  {'compared':>8}  {'max |diff|':>10}  result", "-" * (width + 32)]
+    for c in checks:
+        diff = "" if c.max_abs_diff is None else f"{c.max_abs_diff:.1e}"
+        lines.append(f"{c.name:<{width}}  {c.compared:>8}  {diff:>10}  {'ok' if c.ok else f'FAIL ({len(c.mismatches)})'}")
+    failed = [c for c in checks if not c.ok]
+    for c in failed:
+        lines.append("")
+        lines.append(f"FAIL {c.name}:")
+        lines += [f"  {m}" for m in c.mismatches[:MAX_LISTED]]
+        if len(c.mismatches) > MAX_LISTED:
+            lines.append(f"  ... and {len(c.mismatches) - MAX_LISTED} more")
+    return "\n".join(lines)

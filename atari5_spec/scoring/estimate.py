@@ -1,0 +1,559 @@
+"""Scoring an agent: the Atari-5 score from raw game scores, with an interval and a citation signature.
+
+The Atari-5 score (paper section 4, Appendix E) estimates the agent's median
+human-normalised score over the 57 games from five of them::
+
+    Z_i      = 100 (x_i - random_i) / (human_i - random_i)   raw mean score x_i of game i
+    estimate = 10 ** (sum_i c_i * log10(1 + max(0, Z_i))) - 1
+
+with the weights c_i and the constants of one pinned coefficient version.
+The same formula gives Atari-1, -3, -10, -3-Val and -5-Val from their games.
+
+With several seeds per game the estimate uses each game's mean raw score, and
+a percentile bootstrap gives an interval for seed-to-seed variation: each
+game's seeds are resampled with replacement, independently per game, from a
+random stream fixed by (seed, game), so the same inputs and seed always give
+the same interval. That *seed interval* covers seed-to-seed variation only.
+
+The *prediction interval* is where the agent's 57-game median itself lies: it
+adds the model's out-of-sample error, measured on agents the version never saw
+and pinned in calibration/<version>.csv (see :mod:`atari5_spec.calibration`),
+and states its measured coverage. With one seed per game the seed part is
+unknown, with two it is unreliable; the result says so.
+
+The protocol of the agent's runs (sticky actions, training frames; from
+options or from the game ids) is compared with the version's training data,
+and the measured shift for agents of that protocol is reported. The estimate
+itself is always exactly the version's formula: nothing adjusts it.
+
+This module avoids pandas on purpose: ``atari5-spec score`` must start fast.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import zlib
+from pathlib import Path
+from typing import Any, Iterable, Mapping, NamedTuple
+
+import numpy as np
+
+from .._version import __version__
+from ..data.datapackage import package_root
+from ..data.errors import InputError
+from ..data.ids import game_aliases, game_key
+from ..method.calibration import Calibration, prediction_interval, read_calibration, sticky_from_game_ids
+from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
+from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
+from .input import Observation, group_runs, observations_from_object
+
+__all__ = ["score", "relative_score", "ScoreResult", "SubsetScore", "RelativeResult", "BootstrapSettings",
+           "PredictionInterval", "ProtocolCheck", "protocol_check", "stated_protocol",
+           "signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
+           "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD"]
+
+# The subsets reported beside the requested one (DQN-7 is the paper's weak
+# baseline: computed only when asked for by name).
+REPORTED_SUBSETS = ("Atari-1", "Atari-3", "Atari-5", "Atari-10", "Atari-3-Val", "Atari-5-Val")
+TRANSFORM_LABEL = "log10p1"  # phi(z) = log10(1 + max(0, z))
+BOOTSTRAP_METHOD = ("percentile bootstrap over seeds: each game's per-seed raw scores resampled with "
+                    "replacement, independently per game; estimate recomputed from the resampled means")
+# A score is flagged (computed anyway) above this multiple of the best
+# published normalised score for the game ...
+IMPLAUSIBLY_HIGH_FACTOR = 10.0
+# ... or when it is below random by more than the human-random gap (Z < -100)
+# and below every published score for the game.
+IMPLAUSIBLY_LOW_Z = -100.0
+# Resamples are drawn in one array per game (resamples x seeds): bound its size.
+MAX_BOOTSTRAP = 1_000_000
+
+
+class BootstrapSettings(NamedTuple):
+    """How an interval was made: resamples, random seed, confidence level, and what was resampled."""
+
+    n_resamples: int
+    seed: int
+    confidence: float
+    method: str = BOOTSTRAP_METHOD
+
+
+class PredictionInterval(NamedTuple):
+    """Where the agent's 57-game median lies, at ``level``: model error (out of sample) and seed noise."""
+
+    low: float
+    high: float
+    level: float
+    calibration: str          # "<version>@<8 hex>": the pinned errors it is calibrated on
+    n_errors: int
+    log_half_width: float     # the model-error part, in log10(1 + z)
+    seed_part: str            # how seed noise entered (or why it could not)
+    coverage: str             # measured coverage on held-out agents
+    covers: str = ("the agent's median human-normalised score over the 57 games, including the model's "
+                   "out-of-sample error (agents it did not see) and, with several seeds, seed-to-seed variation")
+
+
+class ProtocolCheck(NamedTuple):
+    """The agent's protocol as far as known, and how the version's errors shift for agents like it."""
+
+    sticky_action_probability: float | None
+    training_frames: int | None
+    source: str               # where the facts came from (options, game ids, not given)
+    messages: tuple[str, ...]
+
+
+class SubsetScore(NamedTuple):
+    """The score of one subset: its estimate, seed interval (or None), prediction interval and signature."""
+
+    subset: str
+    games: tuple[str, ...]
+    estimate: float
+    interval: tuple[float, float] | None  # the seed interval (bootstrap over seeds)
+    signature: str
+    rel_err_percent: float | None       # the model's cross-validated typical relative error, in %
+    prediction_interval: PredictionInterval | None = None
+
+    @property
+    def seed_interval(self) -> tuple[float, float] | None:
+        return self.interval
+
+
+class ScoreResult(NamedTuple):
+    """Result of :func:`score`.
+
+    ``estimate`` is None when the requested subset's games are not all given
+    (``not_computable[subset]`` then lists the missing ones). Per-game fields
+    cover every given game that the coefficient version has constants for.
+    """
+
+    subset: str
+    estimate: float | None              # estimated 57-game median human-normalised score, in %
+    interval: tuple[float, float] | None  # the seed interval (bootstrap over seeds); see seed_interval
+    signature: str | None
+    games: tuple[str, ...]              # the requested subset's games, in model order
+    raw_means: dict[str, float]         # game id -> mean raw score over its seeds
+    normalised: dict[str, float]        # game id -> human-normalised score of the mean, in %
+    n_seeds: dict[str, int]
+    bootstrap: BootstrapSettings | None  # set when at least one interval was computed
+    other_subsets: tuple[SubsetScore, ...]
+    not_computable: dict[str, tuple[str, ...]]  # subset -> its games that were not given
+    coefficients_version: str
+    rel_err_percent: float | None
+    warnings: tuple[str, ...]
+    notes: tuple[str, ...]              # why an interval is missing, games ignored, ...
+    prediction_interval: PredictionInterval | None = None
+    protocol: ProtocolCheck | None = None
+
+    @property
+    def seed_interval(self) -> tuple[float, float] | None:
+        """The interval over seeds only (not where the 57-game median lies: see prediction_interval)."""
+        return self.interval
+
+
+class RelativeResult(NamedTuple):
+    """An agent's score divided by a baseline's under the same settings (paper Table 5)."""
+
+    agent: ScoreResult
+    baseline: ScoreResult
+    ratio: float | None
+    interval: tuple[float, float] | None
+    signature: str | None
+
+
+# --- the package's game table, aliases, published extremes (csv only) -----------------------------------------
+
+def games_table(root: Path | None = None) -> list[dict[str, str]]:
+    """Rows of data/games.csv as dicts of strings."""
+    with (package_root(root) / "data" / "games.csv").open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def load_aliases(root: Path | None = None) -> dict[str, str]:
+    """Every accepted spelling key -> game id (see :mod:`atari5_spec.ids`)."""
+    return game_aliases(games_table(root))
+
+
+def published_extremes(root: Path | None = None) -> dict[str, tuple[float, float]]:
+    """Per game, the lowest and highest raw score anywhere in data/scores.csv."""
+    extremes: dict[str, tuple[float, float]] = {}
+    path = package_root(root) / "data" / "scores.csv"
+    if not path.is_file():
+        return extremes
+    values: dict[str, list[float]] = {}
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = csv.reader(handle)  # plain reader, not DictReader: this runs on every `score` call
+        header = next(rows)
+        game_at, score_at = header.index("game_id"), header.index("score")
+        for row in rows:
+            try:
+                values.setdefault(row[game_at], []).append(float(row[score_at]))
+            except (IndexError, ValueError):
+                continue
+    for game, scores in values.items():
+        finite = [v for v in scores if math.isfinite(v)]
+        if finite:
+            extremes[game] = (min(finite), max(finite))
+    return extremes
+
+
+# --- the formula ---------------------------------------------------------------------------------------------
+
+def _normalised(raw, game: str, constants: Mapping[str, tuple[float, float]]):
+    random, human = constants[game]
+    return human_normalised(raw, random, human)
+
+
+def subset_estimate(raw_means: Mapping[str, Any], model: SubsetModel,
+                    constants: Mapping[str, tuple[float, float]]):
+    """10 ** (sum_i c_i phi(Z_i)) - 1 over the model's games; array-valued when the means are arrays."""
+    log_score = sum(c * log_transform(_normalised(raw_means[g], g, constants))
+                    for g, c in zip(model.games, model.coefficients))
+    return inverse_log_transform(log_score)
+
+
+def bootstrap_means(values: Iterable[float], n_resamples: int, seed: int, game: str, stream: int = 0) -> np.ndarray:
+    """``n_resamples`` means of ``values`` resampled with replacement.
+
+    The random stream depends only on (seed, game, stream), so a game's
+    resamples do not change when other games are added or removed.
+    """
+    values = np.asarray(list(values), float)
+    rng = np.random.default_rng([seed, zlib.crc32(game.encode("utf-8")), stream])
+    picks = rng.integers(0, len(values), size=(n_resamples, len(values)))
+    return values[picks].mean(axis=1)
+
+
+def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(samples, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def signature(subset: str, coefficients: CoefficientSet, n_seeds: Iterable[int] | None = None,
+              bootstrap: BootstrapSettings | None = None, relative: bool = False) -> str:
+    """The citation signature: one line pinning everything that changes the number.
+
+    Fields, separated by ``|``:
+
+    * the subset name, e.g. ``Atari-5`` (``Atari-5 ratio`` for a score
+      relative to a baseline);
+    * ``coef:<version>@<digest>``: the pinned coefficient version, and the
+      first 8 hex digits of sha256 over the files scoring reads
+      (subset_coefficients.csv, subset_models.csv, normalisation.csv), so an
+      edited copy cannot pass for the pinned version;
+    * ``norm:<label>``: the normalisation constants (``agent57-human`` = the
+      paper's Table 12: random and average-human scores from Agent57;
+      ``custom-<digest>`` otherwise);
+    * ``phi:log10p1``: the transform phi(z) = log10(1 + max(0, z));
+    * ``seeds:<n1>,<n2>,...`` (only when a game has several seeds): seeds per
+      game in the subset's order; each game's raw scores are averaged before
+      normalising;
+    * ``boot:<resamples>,seed=<seed>,ci=<level>`` (only with an interval):
+      percentile bootstrap over seeds, resampled independently per game;
+    * ``v:<package version>``: the atari5-spec implementation.
+    """
+    fields = [f"{subset} ratio" if relative else subset,
+              f"coef:{coefficients.version}@{coefficients.digest}",
+              f"norm:{coefficients.normalisation_label}",
+              f"phi:{TRANSFORM_LABEL}"]
+    n_seeds = list(n_seeds or [])
+    if any(n > 1 for n in n_seeds):
+        fields.append("seeds:" + ",".join(str(n) for n in n_seeds))
+    if bootstrap is not None:
+        fields.append(f"boot:{bootstrap.n_resamples},seed={bootstrap.seed},ci={bootstrap.confidence * 100:g}")
+    fields.append(f"v:{__version__}")
+    return "|".join(fields)
+
+
+def resolve_subset(name: str, available: Iterable[str]) -> str:
+    """The subset called ``name`` ignoring case and punctuation ('atari5' -> 'Atari-5'), or InputError."""
+    available = list(available)
+    for candidate in available:
+        if game_key(candidate) == game_key(name):
+            return candidate
+    raise InputError(f"unknown subset {name!r}; this coefficient version has: {', '.join(available)}")
+
+
+# --- checks on the values -------------------------------------------------------------------------------------
+
+def plausibility_warnings(raw_means: Mapping[str, float], constants: Mapping[str, tuple[float, float]],
+                          extremes: Mapping[str, tuple[float, float]]) -> list[str]:
+    """Warnings for scores far outside anything published (they are still scored)."""
+    warnings = []
+    for game, raw in raw_means.items():
+        if game not in constants or game not in extremes:
+            continue
+        z = float(_normalised(raw, game, constants))
+        low, high = extremes[game]
+        best_z = max(float(_normalised(high, game, constants)), 100.0)
+        if z > IMPLAUSIBLY_HIGH_FACTOR * best_z:
+            warnings.append(f"{game}: {raw:g} is more than {IMPLAUSIBLY_HIGH_FACTOR:g} times the best published "
+                            f"normalised score ({high:g} raw); check the units (episode return, not reward "
+                            "per step or clipped reward) and the game")
+        elif z < IMPLAUSIBLY_LOW_Z and raw < low:
+            warnings.append(f"{game}: {raw:g} is far below random ({constants[game][0]:g}) and below every "
+                            f"published score (lowest {low:g}); check the game and the sign")
+    return warnings
+
+
+# --- scoring -------------------------------------------------------------------------------------------------
+
+def runs_from(scores: Any, aliases: Mapping[str, str]) -> dict[str, tuple[float, ...]]:
+    """Per game id, its per-seed raw scores, from any accepted input (or a list of Observation)."""
+    if isinstance(scores, list) and scores and all(isinstance(o, Observation) for o in scores):
+        return group_runs(scores, aliases)
+    return group_runs(observations_from_object(scores), aliases)
+
+
+def as_coefficient_set(coefficients) -> CoefficientSet:
+    """A loaded CoefficientSet from a version name, a version directory, a CoefficientSet, or None (default)."""
+    return coefficients if isinstance(coefficients, CoefficientSet) else load_coefficient_set(coefficients)
+
+
+def _check_settings(n_bootstrap: int, confidence: float, seed: int) -> None:
+    if int(n_bootstrap) != n_bootstrap or not 0 <= n_bootstrap <= MAX_BOOTSTRAP:
+        raise InputError(f"the number of bootstrap resamples must be a whole number from 0 to {MAX_BOOTSTRAP:,}, "
+                         f"not {n_bootstrap!r}")
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"the confidence level must be between 0 and 1 (e.g. 0.95), not {confidence!r}")
+    if int(seed) != seed or seed < 0:
+        raise InputError(f"the bootstrap seed must be a whole number >= 0, not {seed!r}")
+
+
+def _bootstrap_estimates(model: SubsetModel, runs, constants, n_bootstrap: int, seed: int, stream: int = 0):
+    """Bootstrap resamples of a subset's estimate, or None when a game has a single seed."""
+    if n_bootstrap == 0 or any(len(runs[g]) < 2 for g in model.games):
+        return None
+    samples = {g: bootstrap_means(runs[g], n_bootstrap, seed, g, stream) for g in model.games}
+    return subset_estimate(samples, model, constants)
+
+
+def _seed_part(model: SubsetModel, runs, interval) -> str:
+    fewest = min(len(runs[g]) for g in model.games)
+    if interval is not None:
+        text = "seed-to-seed variation from the bootstrap over seeds (the seed interval), widened by the model error"
+        return text + ("; with 2 seeds for some game that part is unreliable" if fewest == 2 else "")
+    if fewest == 1:
+        return ("unknown: one seed for some game, so seed-to-seed variation is not in the interval (run 3 or more "
+                "seeds per game to include it)")
+    return "not included: no bootstrap was asked for (--bootstrap 0)"
+
+
+def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, calibration: Calibration | None,
+                         level: float) -> PredictionInterval | None:
+    if calibration is None:
+        return None
+    errors = calibration.errors(model.name)
+    if not errors:
+        return None
+    low_log, high_log = (log_transform(estimate),) * 2 if interval is None else (
+        log_transform(interval[0]), log_transform(interval[1]))
+    low, high, q = prediction_interval(float(low_log), float(high_log), errors, level)
+    covered, n = calibration.coverage(model.name, level)
+    coverage = (f"{covered} of {n} held-out agents ({covered / n:.1%}) at this level, each calibrated without its "
+                "own paper's agents" if n else "not measured (no held-out agents)")
+    return PredictionInterval(low, high, level, f"{calibration.version}@{calibration.digest}", len(errors), q,
+                              _seed_part(model, runs, interval), coverage)
+
+
+def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
+                  settings: BootstrapSettings, calibration: Calibration | None = None
+                  ) -> tuple[SubsetScore, str | None]:
+    """A computable subset's score, and a note when an interval was wanted but is impossible."""
+    constants = coefficients.constants
+    samples = _bootstrap_estimates(model, runs, constants, settings.n_resamples, settings.seed)
+    interval = percentile_interval(samples, settings.confidence) if samples is not None else None
+    note = None
+    if interval is None and settings.n_resamples and any(len(runs[g]) > 1 for g in model.games):
+        single = [g for g in model.games if len(runs[g]) < 2]
+        note = (f"{model.name}: no interval, {', '.join(single)} {'has' if len(single) == 1 else 'have'} "
+                "a single seed (every game needs two or more)")
+    n_seeds = [len(runs[g]) for g in model.games]
+    estimate = float(subset_estimate(means, model, constants))
+    predicted = _prediction_interval(model, runs, estimate, interval, calibration, settings.confidence)
+    return SubsetScore(subset=model.name, games=model.games, estimate=estimate,
+                       interval=interval, rel_err_percent=model.rel_err_percent,
+                       signature=signature(model.name, coefficients, n_seeds, settings if interval else None),
+                       prediction_interval=predicted), note
+
+
+def _unused_games_notes(runs, subsets: Iterable[SubsetModel], coefficients: CoefficientSet) -> list[str]:
+    """Notes on given games that no score uses."""
+    notes = []
+    no_constants = sorted(set(runs) - set(coefficients.constants))
+    if no_constants:
+        notes.append(f"ignored (no normalisation constants in {coefficients.version}): {', '.join(no_constants)}")
+    used = {g for model in subsets for g in model.games}
+    unused = sorted(set(runs) - used - set(no_constants))
+    if unused:
+        notes.append(f"not used by any subset: {', '.join(unused)}")
+    return notes
+
+
+def protocol_check(subset: str, calibration: Calibration | None, version: str,
+                   sticky: float | None, frames: int | None, source: str) -> ProtocolCheck:
+    """The agent's protocol against the version's training data, with the measured shift for agents like it."""
+    messages = []
+    if sticky is not None and calibration is not None:
+        group = "sticky" if sticky > 0 else "no sticky"
+        counts = calibration.training_protocols(subset)
+        total = sum(counts.values())
+        same = counts.get(group, 0)
+        shift = calibration.shift(subset, group)
+        text = (f"sticky-action probability {sticky:g} ({source}); of the {total} agents {version} was fitted on, "
+                f"{same} {'is' if same == 1 else 'are'} known to share this setting ({counts.get('not stated', 0)} do not say)")
+        if shift:
+            n, mean, low, high = shift
+            text += (f"; on {n} held-out agents {'with' if sticky > 0 else 'without'} sticky actions its {subset} "
+                     f"estimate was {mean:.2f}x the true median on average (range {low:.2f}-{high:.2f})")
+        messages.append(text + ". The estimate is not adjusted for this.")
+    if frames is not None and calibration is not None:
+        shift = calibration.budget_shift(subset, frames)
+        if shift:
+            n, mean, low, high = shift
+            messages.append(f"at {frames:,} training frames: on {n} held-out agents at that budget the {subset} "
+                            f"estimate was {mean:.2f}x the true median on average (range {low:.2f}-{high:.2f})")
+        else:
+            messages.append(f"at {frames:,} training frames: no held-out agent at that budget; the shift there is "
+                            "not measured")
+    return ProtocolCheck(sticky, frames, source, tuple(messages))
+
+
+def _score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients: CoefficientSet,
+                n_bootstrap: int, confidence: float, seed: int, extremes,
+                protocol: ProtocolCheck | None = None) -> ScoreResult:
+    """Score the requested subset and every other reported subset the games allow."""
+    constants = coefficients.constants
+    calibration = read_calibration(coefficients.path)
+    subset = resolve_subset(subset, coefficients.subsets)
+    models = [coefficients.subsets[subset]] + [coefficients.subsets[s] for s in REPORTED_SUBSETS
+                                               if s in coefficients.subsets and s != subset]
+    usable = {g: v for g, v in runs.items() if g in constants}
+    means = {g: float(np.mean(v)) for g, v in usable.items()}
+    settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence))
+    scores, not_computable, notes = {}, {}, []
+    for model in models:
+        missing = tuple(g for g in model.games if g not in means)
+        if missing:
+            not_computable[model.name] = missing
+            continue
+        scores[model.name], note = _subset_score(model, usable, means, coefficients, settings, calibration)
+        notes += [note] if note else []
+    notes += _unused_games_notes(runs, models, coefficients)
+    if calibration is None:
+        notes.append(f"no prediction interval: coefficient version {coefficients.version} has no pinned "
+                     "out-of-sample errors (calibration/<version>.csv; atari5-spec evaluate --pin-calibration)")
+    main = scores.get(subset)
+    return ScoreResult(
+        subset=subset, estimate=main.estimate if main else None, interval=main.interval if main else None,
+        signature=main.signature if main else None, games=coefficients.subsets[subset].games,
+        raw_means=means, normalised={g: float(_normalised(m, g, constants)) for g, m in means.items()},
+        n_seeds={g: len(v) for g, v in usable.items()},
+        bootstrap=settings if any(s.interval for s in scores.values()) else None,
+        other_subsets=tuple(scores[m.name] for m in models[1:] if m.name in scores), not_computable=not_computable,
+        coefficients_version=coefficients.version, rel_err_percent=coefficients.subsets[subset].rel_err_percent,
+        warnings=tuple(plausibility_warnings(means, constants, extremes)), notes=tuple(notes),
+        prediction_interval=main.prediction_interval if main else None,
+        protocol=protocol_check(subset, calibration, coefficients.version, protocol.sticky_action_probability,
+                                protocol.training_frames, protocol.source) if protocol else None)
+
+
+def _observations(scores: Any) -> list[Observation]:
+    if isinstance(scores, list) and scores and all(isinstance(o, Observation) for o in scores):
+        return scores
+    return observations_from_object(scores)
+
+
+def stated_protocol(observations: list[Observation], sticky_action_probability: float | None,
+                    training_frames: int | None) -> ProtocolCheck:
+    """The protocol as given (options win), else as the game ids imply it."""
+    if sticky_action_probability is not None:
+        if not (isinstance(sticky_action_probability, (int, float)) and 0 <= sticky_action_probability <= 1):
+            raise InputError(f"the sticky-action probability must be between 0 and 1, not {sticky_action_probability!r}")
+        sticky, source = float(sticky_action_probability), "as given"
+    else:
+        sticky, source = sticky_from_game_ids([o.game for o in observations])
+        source = f"from the {source}" if source else "not given"
+    if training_frames is not None and (int(training_frames) != training_frames or training_frames < 1):
+        raise InputError(f"training frames must be a positive whole number, not {training_frames!r}")
+    return ProtocolCheck(sticky, None if training_frames is None else int(training_frames), source, ())
+
+
+def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: int = 10000,
+          confidence: float = 0.95, seed: int = 0, sticky_action_probability: float | None = None,
+          training_frames: int | None = None, partial: bool = False) -> ScoreResult:
+    """The Atari-5 (or another subset's) score of an agent from its raw game scores.
+
+    ``scores``: dict game -> score, dict game -> list of per-seed scores, an
+    iterable of records (game, score, optional seed) or a DataFrame with those
+    columns; games in any common spelling. ``coefficients``: a pinned version
+    name, a version directory, or a loaded CoefficientSet (default: the
+    package's default version). With two or more seeds for every game of a
+    subset, an interval at ``confidence`` from ``n_bootstrap`` resamples
+    (``n_bootstrap=0``: none) with random ``seed``.
+
+    Every other subset the given games allow is scored too; subsets whose
+    games are missing are listed in ``not_computable``. Raises InputError for
+    unknown games, scores that are not finite numbers, and repeated games.
+
+    ``prediction_interval`` (at ``confidence``) is where the 57-game median
+    lies, from the version's pinned out-of-sample errors and the seed
+    bootstrap. ``sticky_action_probability`` and ``training_frames`` describe
+    the runs (the probability is otherwise read from ALE/*-v5 or *-v4 game
+    ids); ``protocol`` then reports how the version's estimate shifted for
+    held-out agents of that protocol. The estimate is never adjusted.
+
+    When the requested subset's games are not all given, raises InputError
+    naming them (as ``atari5-spec score`` exits 1); with ``partial=True`` the
+    result is returned anyway, ``estimate`` None and the subsets that could be
+    computed in ``other_subsets``.
+    """
+    _check_settings(n_bootstrap, confidence, seed)
+    coefficient_set = as_coefficient_set(coefficients)
+    observations = _observations(scores)
+    runs = group_runs(observations, load_aliases())
+    protocol = stated_protocol(observations, sticky_action_probability, training_frames)
+    result = _score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
+    if result.estimate is None and not partial:
+        raise InputError(not_computable_message(result) + (" (partial=True returns them)" if result.other_subsets
+                                                           else ""))
+    return result
+
+
+def not_computable_message(result: ScoreResult) -> str:
+    """'Atari-5 needs qbert, phoenix (not given); computed instead: Atari-1, Atari-3'."""
+    return (f"{result.subset} needs {', '.join(result.not_computable[result.subset])} (not given)"
+            + (f"; computed instead: {', '.join(s.subset for s in result.other_subsets)}"
+               if result.other_subsets else ""))
+
+
+def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coefficients=None,
+                   n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0) -> RelativeResult:
+    """The agent's score divided by a baseline's, both scored with the same settings (paper Table 5).
+
+    The ratio's interval (when both have two or more seeds for every game)
+    comes from the agent's bootstrap resamples divided by the baseline's, the
+    baseline being resampled from its own random stream.
+    """
+    _check_settings(n_bootstrap, confidence, seed)
+    coefficient_set = as_coefficient_set(coefficients)
+    aliases, extremes = load_aliases(), published_extremes()
+    agent_runs, baseline_runs = runs_from(scores, aliases), runs_from(baseline, aliases)
+    agent = _score_runs(agent_runs, subset, coefficient_set, n_bootstrap, confidence, seed, extremes)
+    base = _score_runs(baseline_runs, subset, coefficient_set, n_bootstrap, confidence, seed, extremes)
+    if agent.estimate is None or base.estimate is None:
+        return RelativeResult(agent, base, None, None, None)
+    if base.estimate <= 0:
+        raise InputError(f"the baseline's {base.subset} score is {base.estimate:g}: "
+                         "a ratio to a baseline at or below random is meaningless")
+    model = coefficient_set.subsets[agent.subset]
+    constants = coefficient_set.constants
+    agent_samples = _bootstrap_estimates(model, agent_runs, constants, n_bootstrap, seed, stream=0)
+    base_samples = _bootstrap_estimates(model, baseline_runs, constants, n_bootstrap, seed, stream=1)
+    interval = None
+    if agent_samples is not None and base_samples is not None and np.all(base_samples > 0):
+        interval = percentile_interval(agent_samples / base_samples, confidence)
+    n_seeds = [agent.n_seeds[g] for g in model.games]
+    settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence)) if interval else None
+    return RelativeResult(agent, base, agent.estimate / base.estimate, interval,
+                          signature(agent.subset, coefficient_set, n_seeds, settings, relative=True))

@@ -1,0 +1,81 @@
+"""The leaderboard: the Atari-5 score of every algorithm in the dataset that has the five games.
+
+Scores come from the rows new fits may use (:func:`atari5_spec.training.candidate_rows`:
+marked use_in_fit, not superseded, entry not excluded), scored with a pinned
+coefficient version exactly as a user's agent is, so a user's score can be
+ranked among them. Each row also shows the algorithm's true 57-game median
+where it has at least 40 of the games — for orientation only: the paper
+(section 8) recommends comparing Atari-5 scores with Atari-5 scores, never
+with medians, because the two differ in their bias.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..method import training
+from .estimate import as_coefficient_set, resolve_subset, score, signature, subset_estimate
+
+__all__ = ["leaderboard", "Leaderboard", "LeaderboardRow", "MIN_GAMES_FOR_MEDIAN", "COMPARISON_ADVICE"]
+
+MIN_GAMES_FOR_MEDIAN = training.PAPER_RULE.min_games
+COMPARISON_ADVICE = ("Compare Atari-5 scores with Atari-5 scores, never with 57-game medians: "
+                     "the two differ in their bias (paper, section 8).")
+
+
+class LeaderboardRow(NamedTuple):
+    rank: int
+    algorithm_id: str
+    name: str
+    estimate: float                   # the subset's score
+    median: float | None              # true median over the canonical games it has (if >= 40)
+    n_games: int                      # canonical games with a score
+    kind: str                         # "agent", or a reference entry such as "human-reference"
+
+
+class Leaderboard(NamedTuple):
+    subset: str
+    coefficients_version: str
+    signature: str
+    rows: tuple[LeaderboardRow, ...]  # best first
+    user_estimate: float | None
+    user_rank: int | None             # where the user's agent would rank (1 = best)
+
+
+def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, dataset=None) -> Leaderboard:
+    """Every dataset algorithm with the subset's games, ranked by its score; and the user's rank.
+
+    ``scores``: the user's agent (any form :func:`atari5_spec.scoring.score`
+    accepts), or None for the table alone. ``dataset``: a loaded
+    :class:`atari5_spec.Dataset` (default: the installed package).
+    """
+    if dataset is None:
+        from ..data.loading import load
+
+        dataset = load()
+    coefficient_set = as_coefficient_set(coefficients)
+    subset = resolve_subset(subset, coefficient_set.subsets)
+    model = coefficient_set.subsets[subset]
+    constants = coefficient_set.constants
+    rows = training.candidate_rows(dataset.scores, dataset.algorithms, dataset.games)
+    summary = training.algorithm_summary(rows, dataset.games)
+    names = dataset.algorithms.set_index("algorithm_id")["name"].astype(str)
+    kinds = dataset.algorithms.set_index("algorithm_id")["kind"].astype(str)
+    per_pair = rows[rows["game_id"].isin(model.games)].groupby(["algorithm_id", "game_id"])["score"].first()
+    complete = per_pair.unstack().reindex(columns=list(model.games)).dropna()
+    entries = []
+    for algorithm_id, raw in complete.iterrows():
+        n_games = int(summary.loc[algorithm_id, "n_games"])
+        entries.append(dict(
+            algorithm_id=algorithm_id, name=names[algorithm_id], n_games=n_games, kind=kinds[algorithm_id],
+            estimate=float(subset_estimate(raw.to_dict(), model, constants)),
+            median=float(summary.loc[algorithm_id, "median"]) if n_games >= MIN_GAMES_FOR_MEDIAN else None))
+    entries.sort(key=lambda e: (-e["estimate"], e["algorithm_id"]))
+    ranked = tuple(LeaderboardRow(rank=i + 1, **e) for i, e in enumerate(entries))
+    user_estimate = user_rank = None
+    if scores is not None:
+        user_estimate = score(scores, subset=subset, coefficients=coefficient_set, n_bootstrap=0).estimate
+        if user_estimate is not None:
+            user_rank = 1 + sum(row.estimate > user_estimate for row in ranked)
+    return Leaderboard(subset, coefficient_set.version, signature(subset, coefficient_set), ranked,
+                       user_estimate, user_rank)
