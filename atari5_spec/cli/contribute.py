@@ -19,6 +19,10 @@ def _cmd_add(args) -> int:
     try:
         merge = add_submission(args.path, args.package)
     except SubmissionError as error:
+        if getattr(error, "finished_by_recovery", False):
+            print(f"merged {args.path}: the interrupted merge of this submission was finished (source "
+                  f"{error.report.merged_as}); nothing more to do.")
+            return 0
         print(error if error.report.merged_as and not error.report.problems else format_report(error.report))
         print("nothing was written.")
         return 1

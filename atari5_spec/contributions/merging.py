@@ -43,12 +43,16 @@ def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
     return texts
 
 
-def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
-    """pandera validation of the package as it would be after writing ``texts`` (checked in a scratch copy)."""
+def merged_dataset_problems(root: Path, texts: dict[str, str], scratch_in: Path | None = None) -> list[Problem]:
+    """pandera validation of the package as it would be after writing ``texts`` (checked in a scratch copy).
+
+    ``scratch_in``: the folder the scratch copy is made in (``contribute add`` passes its transaction's
+    staging area, so a killed merge leaves no copy of data/ in the system's temporary folder).
+    """
     from ..data.loading import TABLES, TableReadError, load
     from ..data.validation import validate_dataset
 
-    with tempfile.TemporaryDirectory(prefix="atari5-contribution-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="atari5-contribution-", dir=scratch_in) as scratch:
         scratch = Path(scratch)
         descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
         shutil.copy2(root / "datapackage.json", scratch / "datapackage.json")
@@ -91,8 +95,8 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
     return package_root(None)
 
 
-def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None
-            ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
+def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None,
+            scratch_in: Path | None = None) -> tuple[Report, Path, Submission | None, dict[str, str]]:
     from ..data.loading import load
 
     folder = Path(path)
@@ -113,7 +117,7 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
     if merge is None:
         return Report(submission_id, problems, warnings, None), root, submission, {}
     texts = merged_texts(root, merge)
-    problems = merged_dataset_problems(root, texts)
+    problems = merged_dataset_problems(root, texts, scratch_in)
     return Report(submission_id, problems, warnings, None if problems else merge), root, submission, texts
 
 
@@ -167,30 +171,32 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     Raises SubmissionError (an InputError) listing every problem when the
     submission is not clean or is already merged; then nothing is written.
     """
-    from ..data.versioning import apply_changes, changelog_with_entry, descriptor_with_stats
+    from ..data.transaction import finished_by_recovery, package_transaction
+    from ..data.versioning import changelog_with_entry, descriptor_with_stats
 
     folder = Path(path)
-    report, root, submission, texts = _review(folder, package, writing=True, this_year=this_year)
-    if report.merged_as:
-        raise SubmissionError(report, f"{folder}: already merged as source {report.merged_as}; nothing to add")
-    if not report.ok:
-        raise SubmissionError(report)
-    merge = report.merge
-    files = dict(texts)
-    files.update(_submission_copy(folder, root, submission.submission_id))
-    descriptor = read_descriptor(root)
-    descriptor["version"] = bump_version(descriptor["version"], merge.bump)
-    descriptor = descriptor_with_stats(root, descriptor, files)
-    files["datapackage.json"] = descriptor_text(descriptor)
-    changelog_path = package_target(root, CHANGELOG, "the changelog")
-    changelog = changelog_path.read_text(encoding="utf-8") if changelog_path.is_file() else "# Changelog\n"
-    files[CHANGELOG] = changelog_with_entry(changelog, *_changelog_line(merge, submission, descriptor["version"]))
-    created = [d for d in (root / "contributions", root / "contributions" / submission.submission_id) if not d.exists()]
-    try:
-        apply_changes(root, files)
-    except BaseException:
-        for directory in reversed(created):  # apply_changes restores files; remove the folders it made
-            if directory.is_dir() and not any(directory.iterdir()):
-                directory.rmdir()
-        raise
+    root = _package_for(folder, package, writing=True)
+    # The lock is taken before the package is read: a concurrent merge waits, and never loses this one's rows.
+    command = f"contribute add {os.path.realpath(folder)}"
+    with package_transaction(root, command) as change:
+        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year,
+                                                  scratch_in=change.scratch("check"))
+        if report.merged_as:
+            error = SubmissionError(report, f"{folder}: already merged as source {report.merged_as}; nothing to add")
+            # The rerun of a merge that was killed mid-commit, and finished when the package was opened: done.
+            error.finished_by_recovery = finished_by_recovery(root, command) and not report.problems
+            raise error
+        if not report.ok:
+            raise SubmissionError(report)
+        merge = report.merge
+        files = dict(texts)
+        files.update(_submission_copy(folder, root, submission.submission_id))
+        descriptor = read_descriptor(root)
+        descriptor["version"] = bump_version(descriptor["version"], merge.bump)
+        descriptor = descriptor_with_stats(root, descriptor, files)
+        files["datapackage.json"] = descriptor_text(descriptor)
+        changelog_path = package_target(root, CHANGELOG, "the changelog")
+        changelog = changelog_path.read_text(encoding="utf-8") if changelog_path.is_file() else "# Changelog\n"
+        files[CHANGELOG] = changelog_with_entry(changelog, *_changelog_line(merge, submission, descriptor["version"]))
+        change.commit(files)  # all files or none; missing folders (contributions/<id>/) made and undone with it
     return merge

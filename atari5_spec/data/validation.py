@@ -400,13 +400,38 @@ def in_background(function, *args):
     return wait
 
 
+def interrupted_commit_problems(root: Path) -> list[Problem]:
+    """An interrupted change (a killed writer's journal or staging folder), as a problem with its fix."""
+    from .transaction import STAGING_NAME, pending_commit
+
+    pending = pending_commit(root)
+    if pending is None:
+        return []
+    if pending.get("unreadable"):
+        return [Problem(STAGING_NAME, None, None, pending["unreadable"], "restore the package from version control")]
+    if pending.get("uncommitted"):
+        return [Problem(STAGING_NAME, None, None, "a writing command was killed and left its staging folder, "
+                        "without a commit record: the change was either never committed or complete; every file is "
+                        "in one of the two states",
+                        "run `atari5-spec recover` (or any other command) to remove the staging folder")]
+    paths = ", ".join(t["path"] for t in pending["targets"])
+    return [Problem(STAGING_NAME, None, None,
+                    f"an interrupted commit of `{pending.get('command', '?')}` (process {pending.get('pid', '?')}, "
+                    f"{pending.get('written', '?')}): {paths} may be between the old and the new state",
+                    "run `atari5-spec recover` (or any other atari5-spec command on the package) to finish it; "
+                    "then validate again")]
+
+
 def validate_package(path: str | Path | None = None, structure=None, data: Dataset | None = None) -> list[Problem]:
     """Every problem in the package at ``path`` (default: the installed package).
 
     ``structure`` may be a callable returning the frictionless problems already
     being computed (see :func:`in_background`); ``data`` the package already loaded.
     """
-    root = package_root(path)
+    root = package_root(path, recover=False)  # an interrupted change is reported here, not finished
+    interrupted = interrupted_commit_problems(root)
+    if interrupted:  # the files are between two states: everything else would be a consequence
+        return interrupted
     unusable = descriptor_problems(root)
     if unusable:  # nothing may follow the descriptor's paths
         return unusable
