@@ -64,6 +64,7 @@ __all__ = ["LOCK_NAME", "STAGING_NAME", "PackageLockedError", "Transaction", "pa
 LOCK_NAME = ".atari5.lock"
 STAGING_NAME = ".atari5-transaction"
 JOURNAL = "journal.json"
+DONE = "done.json"  # the journal of a change that is complete, while its staging folder is removed
 DEFAULT_TIMEOUT = 300.0
 POLL_SECONDS = 0.05
 
@@ -267,7 +268,8 @@ def pending_commit(root: Path | str) -> dict | None:
     if not (root / STAGING_NAME).exists():
         return None
     try:
-        return _journal(root) or {"targets": [], "command": "(not committed)", "uncommitted": True}
+        return _journal(root) or {"targets": [], "command": "?", "uncommitted": not (root / STAGING_NAME / DONE).exists(),
+                                  "complete": (root / STAGING_NAME / DONE).exists()}
     except RecoveryError as error:
         return {"targets": [], "command": "?", "unreadable": str(error)}
 
@@ -321,7 +323,7 @@ def _finish(root: Path, staging: Path, targets: list[dict]) -> None:
         if folder.exists():
             _fsync_dir(folder)
     _fault("applied")
-    (staging / JOURNAL).unlink()
+    os.replace(staging / JOURNAL, staging / DONE)  # the end of the commit: kept until the folder is gone
     _fsync_dir(staging)
     _fault("journal-removed")
     shutil.rmtree(staging)
@@ -373,6 +375,15 @@ def _recover_locked(root: Path, announce: bool = True) -> str | None:
     if staging.is_symlink() or not staging.is_dir():
         raise RecoveryError(f"{staging} is not a folder: remove it (it is the write staging area of atari5-spec)")
     journal = _journal(root)
+    if journal is None and (staging / DONE).is_file():  # complete; killed while tidying up
+        with contextlib.suppress(OSError, ValueError):
+            done = json.loads((staging / DONE).read_text(encoding="utf-8"))
+            _FINISHED.setdefault(os.path.realpath(root), []).append(done.get("command", ""))
+        shutil.rmtree(staging)
+        _fsync_dir(root)
+        if announce:
+            print(f"note: removed the staging folder of a change that was complete in {root}", file=sys.stderr)
+        return "finished"
     if journal is None:  # staged but never committed: the package was not changed
         shutil.rmtree(staging)
         _fsync_dir(root)

@@ -409,10 +409,13 @@ def interrupted_commit_problems(root: Path) -> list[Problem]:
         return []
     if pending.get("unreadable"):
         return [Problem(STAGING_NAME, None, None, pending["unreadable"], "restore the package from version control")]
+    if pending.get("complete"):
+        return [Problem(STAGING_NAME, None, None, "a writing command was killed after its change was complete, while "
+                        "removing its staging folder: the package holds the new state",
+                        "run `atari5-spec recover` (or any other command) to remove the staging folder")]
     if pending.get("uncommitted"):
-        return [Problem(STAGING_NAME, None, None, "a writing command was killed and left its staging folder, "
-                        "without a commit record: the change was either never committed or complete; every file is "
-                        "in one of the two states",
+        return [Problem(STAGING_NAME, None, None, "a writing command was killed before its commit: the "
+                        "package's files are unchanged; only the staging folder is left",
                         "run `atari5-spec recover` (or any other command) to remove the staging folder")]
     paths = ", ".join(t["path"] for t in pending["targets"])
     return [Problem(STAGING_NAME, None, None,
@@ -435,6 +438,9 @@ def validate_package(path: str | Path | None = None, structure=None, data: Datas
     unusable = descriptor_problems(root)
     if unusable:  # nothing may follow the descriptor's paths
         return unusable
+    from .registry import registry_problems
+
+    registries = registry_problems(root)  # versions and calibrations the index or descriptor do not list
     # Frictionless runs on the other core while this process loads and runs pandera.
     structure = structure or in_background(frictionless_problems, root)
     try:
@@ -445,13 +451,13 @@ def validate_package(path: str | Path | None = None, structure=None, data: Datas
         relative = str(error.path.relative_to(root))
         problems += [Problem(relative, line, column, f"{text!r} is not a {kind}", _FIXES["type-error"])
                      for line, column, text, kind in error.cells if (relative, line, column) not in seen]
-        return problems
+        return problems + registries
     except (ValueError, KeyError, OSError) as error:
         problems = structure()
         if not problems:
             problems.append(Problem("datapackage.json", None, None, str(error), "fix the file it names"))
-        return problems
-    rules = validate_dataset(data)
+        return problems + registries
+    rules = validate_dataset(data) + registries
     problems = structure()
     seen = {(p.file, p.row, p.column) for p in problems}
     return problems + [p for p in rules if (p.file, p.row, p.column) not in seen]

@@ -89,7 +89,15 @@ def read_calibration(coefficients_path: Path) -> Calibration | None:
     path = calibration_path(coefficients_path)
     if not path.is_file():
         return None
-    data = path.read_bytes()
+    package = path.parent.parent
+    if (package / "datapackage.json").is_file():  # in a package: only a listed file, with its recorded hash
+        from ..data.registry import registered_bytes
+
+        data = registered_bytes(package, f"calibration/{path.name}")
+        if data is None:
+            return None
+    else:
+        data = path.read_bytes()
     rows = tuple(csv.DictReader(data.decode("utf-8").splitlines()))
     return Calibration(Path(coefficients_path).name, rows, hashlib.sha256(data).hexdigest()[:8])
 
