@@ -344,3 +344,42 @@ def test_fit_killed_mid_commit_recovers_and_the_rerun_succeeds(tmp_path, step):
     rerun = cli("fit", "--name", "fault-test", "--package", str(root))
     assert rerun.returncode == 0, rerun.stderr
     assert snapshot(root) == snapshot(after_root) and leftovers(root) == []
+
+
+# --- outputs: one policy, disk errors in one line ---------------------------------------------------------------
+
+CURVES = "game,seed,frames,return\n" + "".join(f"Pong,{s},{f * 10_000_000},{s + f / 7:.3f}\n"
+                                                 for s in range(2) for f in range(21))
+
+
+def test_stability_out_is_refused_inside_a_package_before_the_work(package_copy, capsys):
+    before = snapshot(package_copy)
+    assert main(["stability", "--package", str(package_copy), "--resamples", "1",
+                 "--out", str(package_copy / "data" / "games.csv")]) == 1
+    assert "inside the data package" in capsys.readouterr().err
+    assert snapshot(package_copy) == before
+
+
+def test_contribute_curves_writes_an_unmerged_submissions_scores_in_the_package(package_copy, tmp_path, capsys):
+    runs = tmp_path / "runs.csv"
+    runs.write_text(CURVES)
+    target = package_copy / "contributions" / "new-agent" / "scores.csv"
+    assert main(["contribute", "curves", str(runs), "--final", "200M", "--out", str(target)]) == 0
+    assert target.read_text().startswith("game,seed,training_frames,score")
+    assert main(["contribute", "curves", str(runs), "--final", "200M",
+                 "--out", str(package_copy / "data" / "scores.csv")]) == 1  # nowhere else in the package
+    assert "inside the data package" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("error_number", [errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EIO])
+def test_an_output_on_a_failing_disk_is_one_line_naming_the_path(tmp_path, monkeypatch, capsys, error_number):
+    import atari5_spec.data.paths as paths
+
+    runs = tmp_path / "runs.csv"
+    runs.write_text(CURVES)
+    monkeypatch.setattr(paths.tempfile, "mkstemp", _failing(paths.tempfile.mkstemp, error_number))
+    out = tmp_path / "out" / "scores.csv"
+    assert main(["contribute", "curves", str(runs), "--final", "200M", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert str(out) in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists() and [p.name for p in out.parent.iterdir()] == []

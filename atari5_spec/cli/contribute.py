@@ -47,7 +47,8 @@ def _cmd_curves(args) -> int:
     if args.points < 1:
         raise InputError("--points must be at least 1")
     if args.out:
-        output_file(args.out)  # refused before the work: inside a data package, a link, a folder
+        output_file(args.out, submission_file=True)  # refused before the work: a link, a folder, inside a
+        # data package (but for contributions/<id>/scores.csv of a submission not merged yet)
     runs = read_runs(args.runs)
     rows = curve_rows(runs, budgets, final, args.points)
     if not rows:
@@ -55,7 +56,7 @@ def _cmd_curves(args) -> int:
     columns = ["game", "seed", "training_frames", "score", "points", "first_frame", "last_frame", "provenance"]
     text = csv_text(columns, ([r[c] for c in columns] for r in rows))
     if args.out:
-        write_output(args.out, text)
+        write_output(args.out, text, submission_file=True)
     else:
         sys.stdout.write(text)
     counted = len({(r["game"], r["seed"]) for r in rows if r["training_frames"] == final})
