@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
+from ..data.limits import escaped
 from . import aggregates
 
 __all__ = ["METRICS", "RunAggregates", "aggregate_runs", "default_thresholds", "batch_statistics",
@@ -251,24 +252,24 @@ def format_run_aggregates(result: RunAggregates) -> str:
         for metric in METRICS:
             row = table.loc[(agent, metric)]
             cells.append(f"{row['estimate']:>8.3f} [{row['low']:.3f}, {row['high']:.3f}]".rjust(24))
-        lines.append(f"{agent:<24} {n_seeds:>5}  " + "  ".join(cells))
+        lines.append(f"{escaped(agent):<24} {n_seeds:>5}  " + "  ".join(cells))
     lines.append("optimality gap: mean shortfall below human level (lower is better)")
     if len(result.improvement):
         lines += ["", f"probability of improvement P(X > Y) ({level} interval)"]
         for row in result.improvement.itertuples(index=False):
-            lines.append(f"  P({row.agent_x} > {row.agent_y}) = {row.probability:.3f} "
+            lines.append(f"  P({escaped(row.agent_x)} > {escaped(row.agent_y)}) = {row.probability:.3f} "
                          f"[{row.low:.3f}, {row.high:.3f}]")
     if len(result.welch):
         lines += ["", f"paired Welch t-tests per game (Bellemare et al. 2013, alpha = {WELCH_ALPHA}): "
                       "X against Y, wins / losses / ties"]
         for row in result.welch.itertuples(index=False):
-            lines.append(f"  {row.agent_x} vs {row.agent_y}: {row.wins} / {row.losses} / {row.ties}")
+            lines.append(f"  {escaped(row.agent_x)} vs {escaped(row.agent_y)}: {row.wins} / {row.losses} / {row.ties}")
     human = int(np.argmin(np.abs(result.thresholds - 1.0)))
     lines += ["", f"at human level (tau = {result.thresholds[human]:.2f}): share of runs x games above tau "
                   "(performance profile) / share of games whose mean is at least tau (score distribution)"]
     for agent in result.seeds:
         profile = result.profiles[agent].iloc[human]
-        lines.append(f"  {agent:<24} {profile['fraction']:.3f} [{profile['low']:.3f}, {profile['high']:.3f}]"
+        lines.append(f"  {escaped(agent):<24} {profile['fraction']:.3f} [{profile['low']:.3f}, {profile['high']:.3f}]"
                      f" / {result.score_distribution[agent][human]:.3f}")
     return "\n".join(lines)
 
