@@ -383,3 +383,49 @@ def test_an_output_on_a_failing_disk_is_one_line_naming_the_path(tmp_path, monke
     err = capsys.readouterr().err
     assert str(out) in err and err.count("\n") == 1 and "Traceback" not in err
     assert not out.exists() and [p.name for p in out.parent.iterdir()] == []
+
+
+# --- worker processes end with their parent -----------------------------------------------------------------
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc to find the workers")
+@pytest.mark.parametrize("signal_number", [9, 15])
+def test_stability_workers_end_with_their_killed_parent(tmp_path, signal_number):
+    parent = subprocess.Popen(CLI + ["stability", "--resamples", "400", "--processes", "2"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(package_root()))
+    deadline = time.monotonic() + 120
+    workers = []
+    while time.monotonic() < deadline and len(workers) < 2:
+        time.sleep(0.5)
+        # spawn starts a resource tracker too: the workers are the children running the pool's main loop
+        workers = [c for c in _children(parent.pid)
+                   if b"multiprocessing" in (Path("/proc") / str(c) / "cmdline").read_bytes()]
+    assert workers, "no worker processes started"
+    time.sleep(2.0)  # the workers are busy
+    os.kill(parent.pid, signal_number)
+    parent.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.2)
+    assert not any(_alive(w) for w in workers)

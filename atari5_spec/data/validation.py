@@ -388,7 +388,12 @@ def in_background(function, *args):
     if "fork" not in multiprocessing.get_all_start_methods():
         result = function(*args)
         return lambda: result
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    import os
+
+    from .processes import end_with_parent
+
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"),
+                               initializer=end_with_parent, initargs=(os.getpid(),))  # ends with a killed parent
     future = pool.submit(function, *args)
 
     def wait():
