@@ -1,15 +1,13 @@
-"""Merging a checked submission into data/: appended rows, validated in a scratch copy, written all files or none."""
+"""Merging a checked submission into data/: appended rows, validated in memory, written all files or none."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from ..data.datapackage import bump_version, descriptor_text, package_root, read_descriptor, resource_path, schema_of
 from ..data.errors import InputError
-from ..data.paths import package_file, package_target, read_regular_file
+from ..data.paths import package_target, read_regular_file
 from ..data.validation import Problem
 from .checking import merged_problems, plan_merge
 from .model import CHANGELOG, MAX_FILE_BYTES, SCORES_FILE, SUBMISSION_FILES, Merge, Report, Submission, SubmissionError
@@ -43,36 +41,27 @@ def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
     return texts
 
 
-def merged_dataset_problems(root: Path, texts: dict[str, str], scratch_in: Path | None = None) -> list[Problem]:
-    """pandera validation of the package as it would be after writing ``texts`` (checked in a scratch copy).
+def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
+    """pandera validation of the package as it would be after writing ``texts``.
 
-    ``scratch_in``: the folder the scratch copy is made in (``contribute add`` passes its transaction's
-    staging area, so a killed merge leaves no copy of data/ in the system's temporary folder).
+    The changed tables are read from ``texts`` in memory (no scratch copy of data/ anywhere, so a killed
+    check or merge leaves nothing behind); schemas and the descriptor are the package's, which a merge
+    does not change but for the version and hashes.
     """
-    from ..data.loading import TABLES, TableReadError, load
+    from ..data.loading import TABLES, Dataset, TableReadError, read_table
     from ..data.validation import validate_dataset
 
-    with tempfile.TemporaryDirectory(prefix="atari5-contribution-", dir=scratch_in) as scratch:
-        scratch = Path(scratch)
-        descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
-        shutil.copy2(root / "datapackage.json", scratch / "datapackage.json")
-        for resource in descriptor["resources"]:
-            schema = resource["schema"]
-            if isinstance(schema, str) and not (scratch / schema).exists():
-                (scratch / schema).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(package_file(root, schema, "datapackage.json, schema"), scratch / schema)
-            if resource["name"] in TABLES:
-                target = scratch / resource["path"]
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if resource["path"] in texts:
-                    target.write_text(texts[resource["path"]], encoding="utf-8", newline="")
-                else:
-                    shutil.copyfile(resource_path(root, descriptor, resource["name"]), target)
-        try:
-            problems = validate_dataset(load(scratch))
-        except TableReadError as error:
-            problems = [Problem(f"data/{error.path.name}", line, column, f"{text!r} is not a {kind}", "")
-                        for line, column, text, kind in error.cells]
+    descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
+    by_name = {r["name"]: r for r in descriptor["resources"]}
+    try:
+        tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name),
+                                   texts[by_name[name]["path"]].encode("utf-8")
+                                   if by_name[name]["path"] in texts else None)
+                  for name in TABLES}
+        problems = validate_dataset(Dataset(**tables, version=descriptor["version"], root=root))
+    except TableReadError as error:
+        problems = [Problem(f"data/{error.path.name}", line, column, f"{text!r} is not a {kind}", "")
+                    for line, column, text, kind in error.cells]
     return [p._replace(message="after the merge: " + p.message) for p in problems]
 
 
@@ -95,8 +84,8 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
     return package_root(None)
 
 
-def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None,
-            scratch_in: Path | None = None) -> tuple[Report, Path, Submission | None, dict[str, str]]:
+def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None
+            ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
     from ..data.loading import load
 
     folder = Path(path)
@@ -117,7 +106,7 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
     if merge is None:
         return Report(submission_id, problems, warnings, None), root, submission, {}
     texts = merged_texts(root, merge)
-    problems = merged_dataset_problems(root, texts, scratch_in)
+    problems = merged_dataset_problems(root, texts)
     return Report(submission_id, problems, warnings, None if problems else merge), root, submission, texts
 
 
@@ -179,8 +168,7 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     # The lock is taken before the package is read: a concurrent merge waits, and never loses this one's rows.
     command = f"contribute add {os.path.realpath(folder)}"
     with package_transaction(root, command) as change:
-        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year,
-                                                  scratch_in=change.scratch("check"))
+        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year)
         if report.merged_as:
             error = SubmissionError(report, f"{folder}: already merged as source {report.merged_as}; nothing to add")
             # The rerun of a merge that was killed mid-commit, and finished when the package was opened: done.

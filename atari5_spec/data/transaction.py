@@ -33,8 +33,8 @@ stops the recovery with a message naming it. ``validate`` reports an
 interrupted commit as a problem with the fix (``atari5-spec recover``).
 
 No temporary file outlives a finished or recovered command; nothing is
-written to the system's temporary folder (scratch space a change needs lives
-in the staging folder: :meth:`Transaction.scratch`).
+written to the system's temporary folder (``contribute add`` validates the
+merged tables in memory).
 
 API: ``with package_transaction(root, "contribute add") as change: ...read the
 package...; change.commit(files, new_dirs)``; :func:`recover`;
@@ -469,12 +469,6 @@ class Transaction:
     @property
     def staging(self) -> Path:
         return self.root / STAGING_NAME
-
-    def scratch(self, name: str) -> Path:
-        """A private work folder inside the package's staging area (removed when the transaction ends)."""
-        folder = self.staging / "scratch" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
 
     def commit(self, files: dict[str, str | bytes], new_dirs: dict[str, Path | dict[str, str | bytes]] | None = None
                ) -> None:
