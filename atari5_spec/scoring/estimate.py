@@ -69,6 +69,10 @@ IMPLAUSIBLY_LOW_Z = -100.0
 MAX_BOOTSTRAP = 1_000_000
 
 
+def _range(interval) -> str:
+    return "None" if interval is None else f"({interval[0]:.1f}, {interval[1]:.1f})"
+
+
 class BootstrapSettings(NamedTuple):
     """How an interval was made: resamples, random seed, confidence level, and what was resampled."""
 
@@ -91,6 +95,10 @@ class PredictionInterval(NamedTuple):
     coverage: str             # measured coverage on held-out agents
     covers: str = ("the agent's median human-normalised score over the 57 games, including the model's "
                    "out-of-sample error (agents it did not see) and, with several seeds, seed-to-seed variation")
+
+    def __repr__(self) -> str:  # short: the numbers a notebook user reads; the fields hold the rest
+        return (f"PredictionInterval(low={self.low:.1f}, high={self.high:.1f}, level={self.level:g}, "
+                f"covers='57-game median', calibration={self.calibration!r})")
 
 
 class ProtocolCheck(NamedTuple):
@@ -116,6 +124,11 @@ class SubsetScore(NamedTuple):
     @property
     def seed_interval(self) -> tuple[float, float] | None:
         return self.interval
+
+    def __repr__(self) -> str:
+        pi = self.prediction_interval
+        return (f"SubsetScore(subset={self.subset!r}, estimate={self.estimate:.1f}, "
+                f"prediction_interval={_range(pi and (pi.low, pi.high))}, seed_interval={_range(self.interval)})")
 
 
 class ScoreResult(NamedTuple):
@@ -149,6 +162,20 @@ class ScoreResult(NamedTuple):
         """The interval over seeds only (not where the 57-game median lies: see prediction_interval)."""
         return self.interval
 
+    def __repr__(self) -> str:
+        """One line a notebook user can read: the estimate, both intervals (what each covers), the version."""
+        if self.estimate is None:
+            missing = ", ".join(self.not_computable.get(self.subset, ()))
+            return f"ScoreResult(subset={self.subset!r}, estimate=None, missing games: {missing})"
+        pi = self.prediction_interval
+        level = f"{pi.level:.0%} " if pi else ""
+        seeds = sorted(set(self.n_seeds[g] for g in self.games if g in self.n_seeds))
+        return (f"ScoreResult(subset={self.subset!r}, estimate={self.estimate:.1f}, "
+                f"{level}prediction_interval={_range(pi and (pi.low, pi.high))} [57-game median], "
+                f"seed_interval={_range(self.interval) if self.interval else 'unknown (needs 2+ seeds per game)'}"
+                f"{' [seed noise only]' if self.interval else ''}, "
+                f"seeds per game={'/'.join(map(str, seeds))}, coefficients={self.coefficients_version!r})")
+
 
 class RelativeResult(NamedTuple):
     """An agent's score divided by a baseline's under the same settings (paper Table 5)."""
@@ -158,6 +185,12 @@ class RelativeResult(NamedTuple):
     ratio: float | None
     interval: tuple[float, float] | None
     signature: str | None
+
+    def __repr__(self) -> str:
+        ratio = "None" if self.ratio is None else f"{self.ratio:.3f}"
+        return (f"RelativeResult(ratio={ratio}, interval={_range(self.interval)}, "
+                f"agent={self.agent.estimate:.1f}, baseline={self.baseline.estimate:.1f})" if self.ratio is not None
+                else f"RelativeResult(ratio=None, agent={self.agent!r}, baseline={self.baseline!r})")
 
 
 # --- the package's game table, aliases, published extremes (csv only) -----------------------------------------
