@@ -153,3 +153,12 @@ def test_verify_recomputes_both_calibrations():
     for name in ("paper-2023", "paper-2023.in-range"):
         compared, problems = calibration_mismatches(data, name, 1e-9)
         assert compared > 400 and problems == []
+
+
+def test_one_baseline_many_agents_gives_each_pair_its_interval():
+    results = atari5_spec.relative_scores({"strong": STRONG, "same": FIVE}, FIVE, n_bootstrap=500)
+    assert list(results) == ["same", "strong"]
+    assert results["strong"].prediction_interval.decision == "higher"
+    assert results["same"].prediction_interval.decision == "cannot tell"
+    single = atari5_spec.relative_score(STRONG, FIVE, n_bootstrap=500)
+    assert results["strong"].prediction_interval == single.prediction_interval

@@ -49,7 +49,7 @@ from ..method.normalisation import human_normalised, inverse_log_transform, log_
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from .input import Observation, group_runs, observations_from_object
 
-__all__ = ["score", "relative_score", "ScoreResult", "SubsetScore", "RelativeResult", "BootstrapSettings",
+__all__ = ["score", "relative_score", "relative_scores", "ScoreResult", "SubsetScore", "RelativeResult", "BootstrapSettings",
            "PredictionInterval", "RatioInterval", "RATIO_DEFINITION", "SEED_ONLY", "ProtocolCheck", "protocol_check", "stated_protocol",
            "signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
            "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD"]
@@ -641,3 +641,14 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
              "unknown: seed-to-seed variation is not in the interval (one of the two has a single seed per game, "
              "or no bootstrap)")
     return RatioInterval(low, high, level, decision, statement, coverage, a.calibration, seeds)
+
+
+def relative_scores(agents: Mapping[str, Any], baseline: Any, subset: str = "Atari-5", coefficients=None,
+                    n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0) -> dict[str, RelativeResult]:
+    """One baseline against many agents: name -> :func:`relative_score` of that agent against the baseline.
+
+    Each ratio interval carries the per-pair guarantee (its measured coverage on pairs); the intervals are not
+    simultaneous: with many agents, expect about 5% of the 95% intervals to miss.
+    """
+    return {name: relative_score(scores, baseline, subset, coefficients, n_bootstrap, confidence, seed)
+            for name, scores in sorted(agents.items())}
