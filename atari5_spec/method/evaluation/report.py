@@ -66,8 +66,9 @@ def format_text(result: VersionEvaluation, data_version: str, subset: str = SUBS
                      f"{len(nested.errors)} held-out predictions; the version's games chosen in {same} of "
                      f"{len(nested.chosen)} folds; games chosen (folds): "
                      + ", ".join(f"{g} {n}" for g, n in sorted(chosen.items(), key=lambda x: (-x[1], x[0]))))
-    lines += ["", f"Prediction interval coverage at {LEVEL:.0%} (each agent's interval calibrated on the other "
-                  "papers' errors, around its point estimate):"]
+    lines += ["", f"Prediction interval coverage at {LEVEL:.0%}, pooled calibration (each agent's interval "
+                  "calibrated on the other papers' errors, around its point estimate; the in-range calibration: "
+                  "atari5-spec evaluate --designs):"]
     coverage = result.coverage
     lines += _table(["subset", "held out by", "covered", "coverage"],
                     [[r.subset, r.kind, f"{r.covered}/{r.n}", f"{r.coverage:.1%}"] for r in coverage.itertuples()])
@@ -158,7 +159,8 @@ def pinned_markdown(root: Path, version: str, subset: str = SUBSET) -> str:
     for column in ("estimate", "true_median", "log_error", "ratio", "budget"):
         rows[column] = pd.to_numeric(rows[column])
     rows = rows.sort_values(["kind", "algorithm_id", "budget"], kind="stable")
-    lines = [f"| agent | held out by | budget | sticky actions | true 57-game median | {subset} estimate | ratio |",
+    lines = [f"| agent | held out by | budget | sticky actions | true 57-game median | {subset} estimate | "
+             "ratio (1 + estimate) / (1 + true median) |",
              "|---|---|---|---|---:|---:|---:|"]
     lines += [f"| {r.agent} | {r.kind} | {_budget(r.budget)} | {r.sticky} | {r.true_median:,.1f} | "
               f"{r.estimate:,.1f} | {r.ratio:.2f} |" for r in rows.itertuples()]
