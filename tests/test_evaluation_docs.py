@@ -113,3 +113,30 @@ def test_docs_quote_the_measured_in_range_figures():
     pooled = conformal_quantile(calibration.errors("Atari-5"), 0.95)
     text = " ".join(DOCS.read_text(encoding="utf-8").split())
     assert f"q = {q:.3f} in log10(1 + z) instead of {pooled:.3f}" in text
+
+
+def test_docs_prose_figures_are_the_measured_designs():
+    """The figures the prose of docs/out-of-sample.md quotes about the design choice are what the comparison gives."""
+    import pandas as pd
+
+    from atari5_spec.method.calibration import read_calibration
+    from atari5_spec.method.evaluation.designs import pair_designs, pair_error_summary, single_designs
+
+    calibration = read_calibration(package_root() / "coefficients" / "paper-2023", "pooled")
+    rows = pd.DataFrame([r for r in calibration.rows if r["subset"] == "Atari-5"])
+    for column in ("estimate", "true_median", "log_error", "ratio"):
+        rows[column] = pd.to_numeric(rows[column])
+    single = single_designs(rows).set_index(["design", "group"])
+    pairs = pair_designs(rows).set_index(["design", "pairs"])
+    shared = pair_error_summary(rows)
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    width = lambda d, g: f"{single.loc[(d, g), 'median_width']:.2f}"  # noqa: E731
+    assert f"(2.15 against {width('pooled', 'in range')} for pooled" in text and width("in-range", "in range") == "2.15"
+    held = single.loc[("in-range", "in range, held-out")]
+    assert f"covered {int(held.covered)} ({held.covered / held.n:.1%}" in text
+    conformal, summed = pairs.loc[("pairs", "all pairs")], pairs.loc[("sum of singles", "all pairs")]
+    assert f"narrower ({conformal.median_width:.2f}) but covers only {conformal.covered / conformal.n:.1%}" in text
+    assert f"covers {summed.covered / summed.n:.1%} at a width of {summed.median_width:.2f}" in text
+    assert (f"median |pair error| {shared['one paper']['median']:.3f} for one paper against "
+            f"{shared['two papers']['median']:.3f} for two") in text
+    assert f"the ratio interval's {pairs.loc[('root-sum-square of singles', 'all pairs'), 'median_width']:.2f}" in text
