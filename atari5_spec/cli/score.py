@@ -63,7 +63,8 @@ def add_scoring_commands(commands) -> None:
     _add_score_inputs(p, "the five Atari-5 games")
     p.add_argument("--relative-to", metavar="BASELINE", default=None,
                    help="scores file of a baseline run under your own settings: also report your score divided by "
-                        "the baseline's (paper Table 5)")
+                        "the baseline's (paper Table 5; plain ratio of medians), with a prediction interval for the "
+                        "ratio of the two true 57-game medians")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: 0)")
     p.add_argument("--bootstrap", type=int, default=10000, metavar="N",
                    help="bootstrap resamples for the interval over seeds; 0 for none (default: 10000)")

@@ -17,9 +17,12 @@ the same interval. That *seed interval* covers seed-to-seed variation only.
 
 The *prediction interval* is where the agent's 57-game median itself lies: it
 adds the model's out-of-sample error, measured on agents the version never saw
-and pinned in calibration/<version>.csv (see :mod:`atari5_spec.calibration`),
-and states its measured coverage. With one seed per game the seed part is
-unknown, with two it is unreliable; the result says so.
+and pinned in calibration/<version>[.in-range].csv (see
+:mod:`atari5_spec.method.calibration`: in range, estimate >= 40, calibrated on
+the in-range errors; below it labelled extrapolation), and states its measured
+coverage. With one seed per game the seed part is unknown, with two it is
+unreliable; the result says so. :func:`relative_score` adds an interval for
+the plain ratio of two agents' true 57-game medians.
 
 The protocol of the agent's runs (sticky actions, training frames; from
 options or from the game ids) is compared with the version's training data,
