@@ -126,12 +126,19 @@ def test_docs_prose_figures_are_the_measured_designs():
     rows = pd.DataFrame([r for r in calibration.rows if r["subset"] == "Atari-5"])
     for column in ("estimate", "true_median", "log_error", "ratio"):
         rows[column] = pd.to_numeric(rows[column])
+    from atari5_spec.method.evaluation.designs import difficulty
+
+    rows["difficulty"] = difficulty(atari5_spec.load(), "paper-2023", rows)
     single = single_designs(rows).set_index(["design", "group"])
     pairs = pair_designs(rows).set_index(["design", "pairs"])
     shared = pair_error_summary(rows)
     text = " ".join(DOCS.read_text(encoding="utf-8").split())
     width = lambda d, g: f"{single.loc[(d, g), 'median_width']:.2f}"  # noqa: E731
     assert f"(2.15 against {width('pooled', 'in range')} for pooled" in text and width("in-range", "in range") == "2.15"
+    tuned, tuned_held = single.loc[("normalised, b chosen inside", "in range")], single.loc[
+        ("normalised, b chosen inside", "in range, held-out")]
+    assert (f"it covers {int(tuned.covered)}/{int(tuned.n)} ({tuned.covered / tuned.n:.1%}) in range and "
+            f"{int(tuned_held.covered)} of the {int(tuned_held.n)} in-range held-out agents") in text
     held = single.loc[("in-range", "in range, held-out")]
     assert f"covered {int(held.covered)} ({held.covered / held.n:.1%}" in text
     conformal, summed = pairs.loc[("pairs", "all pairs")], pairs.loc[("sum of singles", "all pairs")]

@@ -15,6 +15,9 @@ Single agents:
   with d the agent's own difficulty: the spread (standard deviation) of the
   subset's five one-game predictions of phi(median) (each game's no-intercept
   fit on the version's training rows); the interval is q (d + beta);
+  ``normalised, b chosen inside``: beta picked without the agent's paper (the
+  narrowest that keeps 95% in-range coverage on the other papers), the honest
+  measure of tuning beta;
 * ``signed``: separate 2.5% and 97.5% quantiles of the signed in-range errors.
 
 Pairs of agents (the ratio of two true medians):
@@ -102,10 +105,12 @@ def _single(rows: pd.DataFrame, design: str, level: float) -> tuple[np.ndarray, 
         pool = other & in_range if (design != "pooled" and in_range[i]) else other
         if design in ("pooled", "in-range"):
             below = above = conformal_quantile(error[pool], level)
-        elif design.startswith("normalised"):
+        elif design.startswith("normalised b="):
             beta = float(design.split("=")[1])
             scale = spread + beta
             below = above = conformal_quantile(error[pool] / scale[pool], level) * scale[i]
+        elif design == "normalised, b chosen inside":
+            below = above = _nested_half(i, error, in_range, paper, spread, level)
         elif design == "signed":
             ordered = np.sort(error[pool])
             k = math.ceil((len(ordered) + 1) * (1 - (1 - level) / 2))
@@ -118,11 +123,32 @@ def _single(rows: pd.DataFrame, design: str, level: float) -> tuple[np.ndarray, 
     return np.array(covered), np.array(width)
 
 
+def _normalised_half(i: int, beta: float, allowed: np.ndarray, error, in_range, paper, spread, level) -> float:
+    pool = allowed & (paper != paper[i]) & (in_range if in_range[i] else True)
+    scale = spread + beta
+    return conformal_quantile(error[pool] / scale[pool], level) * scale[i]
+
+
+def _nested_half(i: int, error, in_range, paper, spread, level) -> float:
+    """The normalised half-width for agent i with b chosen without i's paper: among NORMALISED_BETAS and no
+    normalisation, the narrowest median in-range width whose in-range leave-one-paper-out coverage, measured on the
+    other papers only, reaches ``level``."""
+    allowed = paper != paper[i]
+    inner = np.flatnonzero(allowed & in_range)
+    best = (math.inf, math.inf)
+    for beta in (*NORMALISED_BETAS, 1e9):  # 1e9: a constant scale, i.e. the in-range design
+        halves = np.array([_normalised_half(j, beta, allowed, error, in_range, paper, spread, level) for j in inner])
+        if np.mean(np.abs(error[inner]) <= halves) >= level and np.median(halves) < best[1]:
+            best = (beta, float(np.median(halves)))
+    beta = best[0] if math.isfinite(best[0]) else 1e9
+    return _normalised_half(i, beta, np.ones(len(error), bool), error, in_range, paper, spread, level)
+
+
 def single_designs(rows: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
     """design, group, covered, n, median width: each design measured leave-one-paper-out on the pinned rows of one
     subset (``rows`` with a ``difficulty`` column for the normalised designs)."""
     designs = ["pooled", "in-range"] + ([f"normalised b={b:g}" for b in NORMALISED_BETAS]
-                                        if "difficulty" in rows else []) + ["signed"]
+                                        + ["normalised, b chosen inside"] if "difficulty" in rows else []) + ["signed"]
     groups = _groups(rows)
     out = []
     for design in designs:
