@@ -162,3 +162,22 @@ def test_one_baseline_many_agents_gives_each_pair_its_interval():
     assert results["same"].prediction_interval.decision == "cannot tell"
     single = atari5_spec.relative_score(STRONG, FIVE, n_bootstrap=500)
     assert results["strong"].prediction_interval == single.prediction_interval
+
+
+def test_design_comparison_agrees_with_what_score_reports(calibration):
+    """Two implementations, one measurement: the design table (pandas) and the calibration score reads (no pandas)."""
+    import pandas as pd
+
+    from atari5_spec.method.evaluation.designs import pair_designs, single_designs
+
+    rows = pd.DataFrame([r for r in calibration.rows if r["subset"] == "Atari-5"]).drop(columns=["range"])
+    for column in ("estimate", "true_median", "log_error", "ratio"):
+        rows[column] = pd.to_numeric(rows[column])
+    single = single_designs(rows).set_index(["design", "group"])
+    for group in ("in range", "extrapolation"):
+        expected = calibration.coverage("Atari-5", 0.95, None, group)
+        assert (single.loc[("in-range", group), "covered"], single.loc[("in-range", group), "n"]) == expected
+    pairs = pair_designs(rows).set_index(["design", "pairs"])
+    row = pairs.loc[("root-sum-square of singles", "two papers")]
+    assert (row.covered, row.n) == calibration.pair_coverage("Atari-5", 0.95)
+    assert row.wrong_way == 0
