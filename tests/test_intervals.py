@@ -181,3 +181,17 @@ def test_design_comparison_agrees_with_what_score_reports(calibration):
     row = pairs.loc[("root-sum-square of singles", "two papers")]
     assert (row.covered, row.n) == calibration.pair_coverage("Atari-5", 0.95)
     assert row.wrong_way == 0
+
+
+def test_leaderboard_neighbours_each_get_a_ratio_interval():
+    from atari5_spec.scoring.comparison import neighbour_comparisons
+
+    comparisons = neighbour_comparisons(FIVE, k=2, n_bootstrap=200)
+    assert len(comparisons) == 4
+    estimates = [c.row.estimate for c in comparisons]
+    assert estimates == sorted(estimates, reverse=True)
+    for c in comparisons:
+        pi = c.relative.prediction_interval
+        assert pi.low < c.relative.ratio < pi.high and "plain ratio" in pi.definition
+        assert (c.row.estimate > c.relative.agent.estimate) == (c.relative.ratio < 1)
+        assert pi.decision == "cannot tell" or (pi.low > 1) == (pi.decision == "higher")
