@@ -25,6 +25,7 @@ _LAZY = {
     "validate": ("data.validation", "validate_package"),
     "score": ("scoring.estimate", "score"),
     "relative_score": ("scoring.estimate", "relative_score"),
+    "relative_scores": ("scoring.estimate", "relative_scores"),
     "predict": ("scoring.prediction", "predict"),
     "leaderboard": ("scoring.ranking", "leaderboard"),
     "verify": ("method.verification", "verify"),
