@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .evaluate import add_evaluation_commands
     from .package import add_package_commands
     from .score import add_scoring_commands
+    from .release import add_release_commands
     from .search import add_search_commands
 
     add_package_commands(commands)        # validate, verify, reproduce, fit
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_scoring_commands(commands)        # score, predict, leaderboard
     add_contribution_commands(commands)   # contribute check|add|curves
     add_evaluation_commands(commands)     # evaluate
+    add_release_commands(commands)        # signature check, cite, export
     return parser
 
 

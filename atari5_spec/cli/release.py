@@ -1,0 +1,82 @@
+"""The ``signature check``, ``cite`` and ``export`` subcommands: what a paper cites, and what a release ships.
+
+Only argparse is imported here; each command imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+__all__ = ["add_release_commands"]
+
+SIGNATURE_HELP = "check a pasted signature (or the whole pasted score line) against this install"
+SIGNATURE_DESCRIPTION = """\
+Say, field by field, whether this install matches a signature printed by
+`atari5-spec score` (see docs/signature.md for every field). Paste the
+signature alone or the whole line `score` asks you to paste (with the number
+and the prediction interval). With --scores FILE (the agent's raw scores) the
+number and the interval are recomputed with the signature's settings and
+compared with the reported ones at the precision they were printed.
+Exit status: 0 matches, 1 bad input or something differs."""
+
+
+def add_release_commands(commands) -> None:
+    """Register ``signature``, ``cite`` and ``export`` on the main parser's subparsers."""
+    p = commands.add_parser("signature", help=SIGNATURE_HELP, description=SIGNATURE_DESCRIPTION,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = p.add_subparsers(dest="signature_command", metavar="ACTION")
+    actions.required = True
+    check = actions.add_parser("check", help=SIGNATURE_HELP, description=SIGNATURE_DESCRIPTION,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("signature", help="the signature, or the whole pasted line (quote it)")
+    check.add_argument("--scores", metavar="FILE", default=None,
+                       help="the agent's raw scores (CSV or JSON as for `score`; '-' for standard input)")
+    check.add_argument("--json", action="store_true", help="print JSON instead of text")
+    check.set_defaults(run=_cmd_signature_check)
+
+
+# --- signature check -------------------------------------------------------------------------------------------
+
+def _check_lines(check) -> list[str]:
+    sig = check.signature
+    lines = [f"signature: {sig}", f"format: {sig.format}" + (" (before 1.0.0: no cal: or data: field)"
+                                                              if sig.format != "1.0" else ""), ""]
+    width = max(len(c.field) for c in check.fields + check.results)
+    for c in check.fields + check.results:
+        given = c.given if c.given is not None else "-"
+        here = f"; here: {c.here}" if c.here is not None and c.here != c.given else ""
+        note = f" ({c.note})" if c.note else ""
+        lines.append(f"  {c.field:<{width}}  {c.status:<16} {given}{here}{note}")
+    lines.append("")
+    lines.append("matches: this install reproduces what the signature pins" if check.matches else
+                 "does not match: " + ", ".join(check.differing) + " differ")
+    return lines
+
+
+def _cmd_signature_check(args) -> int:
+    from ..data.errors import InputError
+    from ..scoring.input import read_scores_file
+    from ..scoring.signature_check import check_signature
+
+    scores = read_scores_file(args.scores) if args.scores else None
+    check = check_signature(args.signature, scores)
+    if args.json:
+        print(json.dumps({"signature": str(check.signature), "parsed": _jsonable(check.signature),
+                          "matches": check.matches, "differing": list(check.differing),
+                          "fields": [c._asdict() for c in check.fields],
+                          "results": [c._asdict() for c in check.results]}, indent=2))
+    else:
+        print("\n".join(_check_lines(check)))
+    if not check.matches:
+        raise InputError("the signature does not match this install: " + ", ".join(check.differing))
+    return 0
+
+
+def _jsonable(signature) -> dict:
+    from dataclasses import asdict
+
+    out = asdict(signature)
+    out["boot"] = signature.boot._asdict() if signature.boot else None
+    out["seeds"] = list(signature.seeds) if signature.seeds else None
+    return out
