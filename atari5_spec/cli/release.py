@@ -20,6 +20,16 @@ number and the interval are recomputed with the signature's settings and
 compared with the reported ones at the precision they were printed.
 Exit status: 0 matches, 1 bad input or something differs."""
 
+CITE_HELP = "what to cite for a number computed with this install: BibTeX, CFF, APA or JSON, and a sentence"
+CITE_DESCRIPTION = """\
+Print the Atari-5 paper (Aitchison, Sweetser & Hutter, ICML 2023) and
+atari5-spec at this install's code, data package and coefficient versions, as
+BibTeX (default), CFF, APA or JSON, and the sentence to put next to the number.
+--sources adds every source (data/sources.csv) of the rows the number depends
+on: the coefficient version's training rows, the held-out agents of its
+calibration and the normalisation constants. --signature SIG cites the
+versions a signature names and quotes it in the sentence."""
+
 
 def add_release_commands(commands) -> None:
     """Register ``signature``, ``cite`` and ``export`` on the main parser's subparsers."""
@@ -34,6 +44,18 @@ def add_release_commands(commands) -> None:
                        help="the agent's raw scores (CSV or JSON as for `score`; '-' for standard input)")
     check.add_argument("--json", action="store_true", help="print JSON instead of text")
     check.set_defaults(run=_cmd_signature_check)
+
+    p = commands.add_parser("cite", help=CITE_HELP, description=CITE_DESCRIPTION,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--format", choices=("bibtex", "cff", "apa", "json"), default="bibtex",
+                   help="output format (default: bibtex)")
+    p.add_argument("--sources", action="store_true",
+                   help="also cite every data source of the rows the number depends on")
+    p.add_argument("--coefficients", default=None, metavar="VERSION",
+                   help="the coefficient version used (default: the index's default, or the signature's)")
+    p.add_argument("--signature", default=None, metavar="SIG", help="a signature printed by `score`: cite its "
+                   "versions and quote it in the sentence")
+    p.set_defaults(run=_cmd_cite)
 
 
 # --- signature check -------------------------------------------------------------------------------------------
@@ -80,3 +102,14 @@ def _jsonable(signature) -> dict:
     out["boot"] = signature.boot._asdict() if signature.boot else None
     out["seeds"] = list(signature.seeds) if signature.seeds else None
     return out
+
+
+# --- cite ------------------------------------------------------------------------------------------------------
+
+def _cmd_cite(args) -> int:
+    from ..scoring import citation as cite
+
+    result = cite.citation(args.coefficients, args.signature, args.sources)
+    writer = {"bibtex": cite.as_bibtex, "cff": cite.as_cff, "apa": cite.as_apa, "json": cite.as_json}[args.format]
+    print(writer(result), end="")
+    return 0
