@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from .options import add_package_option
+
 __all__ = ["add_release_commands"]
 
 SIGNATURE_HELP = "check a pasted signature (or the whole pasted score line) against this install"
@@ -29,6 +31,16 @@ BibTeX (default), CFF, APA or JSON, and the sentence to put next to the number.
 on: the coefficient version's training rows, the held-out agents of its
 calibration and the normalisation constants. --signature SIG cites the
 versions a signature names and quotes it in the sentence."""
+
+EXPORT_HELP = "write the data package as a self-contained folder and a byte-reproducible zip (a release artefact)"
+EXPORT_DESCRIPTION = """\
+Write DIR/atari5-spec-data-<version>/ and DIR/atari5-spec-data-<version>.zip:
+datapackage.json, data/, schemas/, the pinned coefficient versions, the
+calibrations, the paper's published tables, a README of every field, the
+licences and CITATION.cff. Files are copied byte for byte (the hashes in
+datapackage.json hold); the zip depends only on the package (sorted entries,
+fixed timestamps), so the same package always gives the same zip. DIR must be
+outside any data package; an earlier export there is replaced."""
 
 
 def add_release_commands(commands) -> None:
@@ -56,6 +68,12 @@ def add_release_commands(commands) -> None:
     p.add_argument("--signature", default=None, metavar="SIG", help="a signature printed by `score`: cite its "
                    "versions and quote it in the sentence")
     p.set_defaults(run=_cmd_cite)
+
+    p = commands.add_parser("export", help=EXPORT_HELP, description=EXPORT_DESCRIPTION,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (outside any data package)")
+    add_package_option(p)
+    p.set_defaults(run=_cmd_export)
 
 
 # --- signature check -------------------------------------------------------------------------------------------
@@ -112,4 +130,19 @@ def _cmd_cite(args) -> int:
     result = cite.citation(args.coefficients, args.signature, args.sources)
     writer = {"bibtex": cite.as_bibtex, "cff": cite.as_cff, "apa": cite.as_apa, "json": cite.as_json}[args.format]
     print(writer(result), end="")
+    return 0
+
+
+# --- export ----------------------------------------------------------------------------------------------------
+
+def _cmd_export(args) -> int:
+    from ..data.datapackage import package_root
+    from ..data.export import export_package
+    from ..scoring import citation as cite
+
+    root = package_root(args.path)
+    cff = cite.as_cff(cite.citation(root=root)).encode("utf-8")
+    result = export_package(root, args.out, {"CITATION.cff": cff})
+    print(f"wrote {result.folder}/ ({result.n_files} files)")
+    print(f"wrote {result.zip_path} ({result.zip_bytes:,} bytes)")
     return 0
