@@ -141,3 +141,11 @@ def _observations(path):
     from atari5_spec.scoring.input import read_scores_file
 
     return read_scores_file(str(path))
+
+
+def test_an_unknown_version_or_subset_is_named_not_a_traceback(run, scores_csv):
+    text = "Atari-7|coef:future-2027@abcdef12|norm:agent57-human|phi:log10p1|data:1.10.0|v:1.0.0"
+    status, out, err = run("signature", "check", text, "--scores", str(scores_csv))
+    assert status == 1 and "Traceback" not in err
+    assert out.splitlines()[-1] == "does not match: subset, coef differ"
+    assert re.search(r"^  score\s+not checked .*not recomputed", out, re.M)

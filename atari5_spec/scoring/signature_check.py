@@ -133,7 +133,11 @@ def _field_checks(sig: Signature, reported: ReportedLine | None, root: Path | No
         checks.append(_compare("cal", f"{sig.calibration}@{sig.calibration_digest}",
                                f"{sig.calibration}@{digest}" if digest else None,
                                "" if digest else f"no pinned calibration {sig.calibration} here"))
-    checks.append(_compare("norm", sig.normalisation, coefficients.normalisation_label if coefficients else None))
+    if coefficients is None:
+        checks.append(FieldCheck("norm", sig.normalisation, None, UNCHECKED, "the constants come with the coefficient "
+                                 "version, which is not usable here"))
+    else:
+        checks.append(_compare("norm", sig.normalisation, coefficients.normalisation_label))
     checks.append(_compare("phi", sig.transform, TRANSFORM_LABEL))
     checks.append(FieldCheck("seeds", None if sig.seeds is None else ",".join(map(str, sig.seeds)), None, UNCHECKED,
                              "compared with the scores given with --scores"))
@@ -226,7 +230,11 @@ def check_signature(text: str, scores: Any = None, root: Path | None = None) -> 
     sig = parse_signature(reported.signature if reported else text)
     fields = _field_checks(sig, reported, root)
     results: list[FieldCheck] = []
-    if scores is not None:
+    unusable = [c for c in fields if c.field in ("subset", "coef") and c.here is None]
+    if scores is not None and unusable:
+        results = [FieldCheck("score", reported.number if reported else None, None, UNCHECKED,
+                              "not recomputed: " + "; ".join(c.note for c in unusable))]
+    elif scores is not None:
         updates, results = _recompute(sig, reported, scores, root)
         by_name = {c.field: c for c in updates}
         fields = [by_name.pop(c.field, c) if c.status != DIFFERS else c for c in fields]
