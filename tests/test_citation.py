@@ -57,7 +57,10 @@ def test_sources_are_those_of_the_rows_the_version_uses(dataset):
     coefficients_dir = REPOSITORY / "coefficients" / "paper-2023"
     training = pd.read_csv(coefficients_dir / "training_rows.csv", dtype={"score_id": str})
     scores = pd.read_csv(REPOSITORY / "data" / "scores.csv", dtype={"score_id": str})
-    held_out = set(pd.read_csv(REPOSITORY / "calibration" / "paper-2023.csv")["algorithm_id"])
+    from atari5_spec.method.calibration import read_calibration
+
+    calibration = read_calibration(coefficients_dir)  # the one score uses (its default)
+    held_out = {row["algorithm_id"] for row in calibration.rows}
     used = scores[scores["score_id"].isin(training["score_id"])
                   | (scores["algorithm_id"].isin(held_out) & scores["use_in_fit"])]
     expected = used["source_id"].value_counts().to_dict()

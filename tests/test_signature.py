@@ -74,11 +74,12 @@ def test_pasted_score_line_matches(run, pasted_line, scores_csv):
 FIELD_CHANGES = {
     "subset": ("[Atari-5|", "[Atari-3|"),
     "coef": ("coef:paper-2023@071b0e4b", "coef:paper-2023@071b0e4c"),
-    "cal": ("|cal:paper-2023@", "|cal:refit-2026-11@"),
+    "cal": ("|cal:", "|cal:other-"),
     "norm": ("norm:agent57-human", "norm:custom-0123abcd"),
     "phi": ("phi:log10p1", "phi:log10"),
     "seeds": ("seeds:3,3,3,3,3", "seeds:3,3,3,3,2"),
-    "boot": ("seed=0,", "seed=5,"),
+    # boot: is checked through the interval it produced, at the printed precision: 50 resamples move it
+    "boot": ("boot:10000,", "boot:50,"),
     "data": ("|data:", "|data:0."),
     "v": ("|v:", "|v:9."),
 }
@@ -101,7 +102,7 @@ def test_a_changed_number_or_interval_is_detected(run, pasted_line, scores_csv):
     bumped = f"{float(number.replace(',', '')) + 0.1:,.1f}"
     status, out, _ = run("signature", "check", pasted_line.replace(f"score {number}", f"score {bumped}"),
                          "--scores", str(scores_csv))
-    assert status == 1 and out.splitlines()[-1] == "does not match: score differ"
+    assert status == 1 and out.splitlines()[-1] == "does not match: score differs"
     low = re.search(r"interval ([\d,.]+) to", pasted_line).group(1)
     status, out, _ = run("signature", "check", pasted_line.replace(f"interval {low} ", "interval 1.0 "),
                          "--scores", str(scores_csv))
@@ -144,8 +145,28 @@ def _observations(path):
 
 
 def test_an_unknown_version_or_subset_is_named_not_a_traceback(run, scores_csv):
-    text = "Atari-7|coef:future-2027@abcdef12|norm:agent57-human|phi:log10p1|data:1.10.0|v:1.0.0"
+    text = f"Atari-7|coef:future-2027@abcdef12|norm:agent57-human|phi:log10p1|data:{data_package_version()}|v:1.0.0"
     status, out, err = run("signature", "check", text, "--scores", str(scores_csv))
     assert status == 1 and "Traceback" not in err
     assert out.splitlines()[-1] == "does not match: subset, coef differ"
     assert re.search(r"^  score\s+not checked .*not recomputed", out, re.M)
+
+
+def test_a_line_printed_by_0_1_0_is_recomputed_with_the_calibration_it_names(run, scores_csv):
+    """0.1.0 printed the calibration beside the interval; the check recomputes with that (pooled) calibration,
+    not with this install's default one, and finds the same number and interval (only v: differs)."""
+    from atari5_spec.method.calibration import read_calibration
+
+    coefficients = load_coefficient_set("paper-2023")
+    pooled = read_calibration(coefficients.path, "pooled")
+    result = score(RUNS, coefficients="paper-2023")
+    from atari5_spec.scoring.estimate import _prediction_interval
+
+    pi = _prediction_interval(coefficients.subsets["Atari-5"], {g: tuple(v) for g, v in RUNS.items()},
+                              result.estimate, result.interval, pooled, 0.95)
+    line = (f"Atari-5 score {result.estimate:,.1f} (95% prediction interval {pi.low:,.1f} to {pi.high:,.1f}, "
+            f"calibration paper-2023@{pooled.digest})  [{OLD_FORMAT}]")
+    status, out, _ = run("signature", "check", line, "--scores", str(scores_csv))
+    assert re.search(r"^  prediction interval\s+matches", out, re.M), out
+    assert out.splitlines()[-2] == "the reported number and interval are reproduced by this install all the same"
+    assert status == (0 if atari5_spec.__version__ == "0.1.0" else 1)

@@ -89,8 +89,11 @@ def _check_lines(check) -> list[str]:
         note = f" ({c.note})" if c.note else ""
         lines.append(f"  {c.field:<{width}}  {c.status:<16} {given}{here}{note}")
     lines.append("")
+    if check.results and all(c.status == "matches" for c in check.results) and not check.matches:
+        lines.append("the reported number and interval are reproduced by this install all the same")
+    differing = check.differing
     lines.append("matches: this install reproduces what the signature pins" if check.matches else
-                 "does not match: " + ", ".join(check.differing) + " differ")
+                 "does not match: " + ", ".join(differing) + (" differs" if len(differing) == 1 else " differ"))
     return lines
 
 

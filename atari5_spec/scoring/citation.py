@@ -6,8 +6,8 @@ are built from the versions of this install (code: ``__version__`` and
 version and its calibration) so what is printed is what computed the number.
 With ``sources=True`` every source (data/sources.csv) of the rows a result
 depends on is cited too: the coefficient version's training rows
-(coefficients/<version>/training_rows.csv), the held-out agents its
-calibration was measured on (calibration/<version>.csv) and the source of the
+(coefficients/<version>/training_rows.csv), the agents of the calibration
+``score`` uses (calibration/<version>*.csv) and the source of the
 normalisation constants.
 
 There is no DOI yet: :data:`DOI` stays None until the first archived release
@@ -19,7 +19,6 @@ csv and the standard library only.
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import NamedTuple
 
 from .._version import __release_date__, __version__
 from ..data.datapackage import package_root
+from ..method.calibration import read_calibration
 from ..method.pinned import load_coefficient_set
 from .signature import data_package_version, parse_signature
 
@@ -101,8 +101,8 @@ def _source_counts(root: Path, coefficients) -> dict[str, int]:
     counts: dict[str, int] = {}
     training = coefficients.path / "training_rows.csv"
     used = {row["score_id"] for row in _rows(training)} if training.is_file() else set()
-    calibration = root / "calibration" / f"{coefficients.version}.csv"
-    held_out = {row["algorithm_id"] for row in _rows(calibration)} if calibration.is_file() else set()
+    calibration = read_calibration(coefficients.path)  # the one score uses
+    held_out = {row["algorithm_id"] for row in calibration.rows} if calibration else set()
     for score_id, row in scores.items():
         # the fit's rows, and the rows behind the held-out agents' true medians (calibration)
         if score_id in used or (row["algorithm_id"] in held_out and row["use_in_fit"] == "true"):
@@ -143,10 +143,8 @@ def citation(coefficients=None, signature: str | None = None, sources: bool = Fa
         return Citation(code, __release_date__ if code == __version__ else None,
                         parsed.data_version or data_package_version(package),
                         f"{parsed.coefficients}@{parsed.coefficients_digest}", calibration, str(parsed), found)
-    calibration_file = package / "calibration" / f"{coefficient_set.version}.csv"
-    calibration = None
-    if calibration_file.is_file():
-        calibration = f"{coefficient_set.version}@{hashlib.sha256(calibration_file.read_bytes()).hexdigest()[:8]}"
+    pinned = read_calibration(coefficient_set.path)  # the calibration score uses
+    calibration = f"{pinned.name}@{pinned.digest}" if pinned else None
     return Citation(__version__, __release_date__, data_package_version(package),
                     f"{coefficient_set.version}@{coefficient_set.digest}", calibration, None, found)
 

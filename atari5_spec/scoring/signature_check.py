@@ -52,6 +52,7 @@ class ReportedLine(NamedTuple):
     low: str | None
     high: str | None
     signature: str
+    calibration: str | None = None  # "(..., calibration <name>@<hash>)" in lines printed by 0.1.0
 
 
 class SignatureCheck(NamedTuple):
@@ -78,7 +79,7 @@ def parse_reported_line(text: str) -> ReportedLine | None:
                              "'<subset> score <number> (<level>% prediction interval <low> to <high>)  [<signature>]'")
         return None
     return ReportedLine(match["label"], match["number"], match["level"], match["low"], match["high"],
-                        match["signature"])
+                        match["signature"], match["cal"])
 
 
 def _same_as_printed(printed: str, value: float) -> bool:
@@ -187,7 +188,7 @@ def _recompute(sig: Signature, reported: ReportedLine | None, scores: Any, root:
         return field_updates, results
     results.append(FieldCheck("score", reported.number, f"{result.estimate:,.{_places(reported.number)}f}",
                               MATCHES if _same_as_printed(reported.number, result.estimate) else DIFFERS))
-    pi = result.prediction_interval
+    pi = _interval_with_the_signed_calibration(sig, reported, result, scores, root)
     if reported.low is not None:
         if pi is None:
             results.append(FieldCheck("prediction interval", f"{reported.low} to {reported.high}", None, DIFFERS,
@@ -214,6 +215,34 @@ def _boot_from_interval(boot: FieldCheck, fields: list[FieldCheck], results: lis
         return boot._replace(status=DIFFERS, note="the same scores, coefficients and calibration give another "
                                                   "interval with these bootstrap settings")
     return boot
+
+
+def _interval_with_the_signed_calibration(sig: Signature, reported: ReportedLine, result, scores, root):
+    """The prediction interval recomputed with the calibration the signature (or a 0.1.0 line) names.
+
+    ``score`` uses this install's default calibration; when the signature
+    names another pinned calibration of the version (the first, pooled one,
+    say) whose file is here with the same hash, the interval is recomputed
+    with that one, as the signature says it was.
+    """
+    from ..method.calibration import CALIBRATION_METHODS, read_calibration
+    from .estimate import _prediction_interval, load_aliases, runs_from
+
+    pi = result.prediction_interval
+    named = (f"{sig.calibration}@{sig.calibration_digest}" if sig.calibration else reported.calibration)
+    if named is None or (pi is not None and pi.calibration == named):
+        return pi
+    coefficients = load_coefficient_set(sig.coefficients, root)
+    name, _, digest = named.rpartition("@")
+    for method, (suffix, _) in CALIBRATION_METHODS.items():
+        if coefficients.version + suffix == name:
+            calibration = read_calibration(coefficients.path, method)
+            if calibration is not None and calibration.digest == digest:
+                runs = {g: v for g, v in runs_from(scores, load_aliases(root)).items() if g in coefficients.constants}
+                return _prediction_interval(coefficients.subsets[sig.subset], runs, result.estimate,
+                                            result.interval, calibration, pi.level if pi else
+                                            float(reported.level) / 100)
+    return pi
 
 
 def _places(printed: str) -> int:
