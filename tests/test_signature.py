@@ -93,7 +93,7 @@ def test_changing_one_field_is_detected_and_named(run, pasted_line, scores_csv, 
     check = check_signature(altered, scores=_observations(scores_csv))
     assert field in check.differing, check
     status, out, err = run("signature", "check", altered, "--scores", str(scores_csv))
-    assert status == 1 and f"does not match: " in out and field in out.splitlines()[-1]
+    assert status == 1 and "does not match: " in out and field in out.splitlines()[-1]
     assert "Traceback" not in err and err.startswith("error: the signature does not match")
 
 

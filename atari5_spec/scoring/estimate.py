@@ -42,7 +42,6 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
-from .._version import __version__
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.ids import game_aliases, game_key
