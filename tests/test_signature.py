@@ -126,7 +126,10 @@ def test_an_old_format_signature_is_read():
 @pytest.mark.parametrize("text", ["", "Atari-5", "Atari-5|coef:paper-2023|norm:x|phi:log10p1|v:1",
                                   "Atari-5|coef:paper-2023@071b0e4b|norm:x|phi:log10p1|v:1|zz:3",
                                   "Atari-5|v:1|coef:paper-2023@071b0e4b|norm:x|phi:log10p1",
-                                  "Atari-5 score 12 (95% interval) [Atari-5|"])
+                                  "Atari-5 score 12 (95% interval) [Atari-5|",
+                                  "Atari-5|coef:../../etc@071b0e4b|norm:x|phi:log10p1|v:1",
+                                  "Atari-5|coef:paper-2023@071b0e4b|norm:\x1b[31m|phi:log10p1|v:1",
+                                  "Atari-5|" + "x" * 5000])
 def test_malformed_signatures_are_one_line_errors(run, text):
     with pytest.raises(InputError):
         check_signature(text)

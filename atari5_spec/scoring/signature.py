@@ -39,7 +39,9 @@ FIELD_ORDER = ("coef", "cal", "norm", "phi", "seeds", "boot", "data", "v")
 # What a signature can sign besides a plain score: "<subset> ratio" (relative_score), "<subset> per-game"
 # (predict).
 KIND_SUFFIXES = ("ratio", "per-game")
-_VERSIONED = re.compile(r"^(?P<name>[^@|\s]+)@(?P<digest>[0-9a-f]{8})$")
+# A version or calibration name: letters, digits, '.', '_', '-' (never a path: no '/'), then 8 hex digits.
+_VERSIONED = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)@(?P<digest>[0-9a-f]{8})$")
+MAX_LENGTH = 2000  # far above any real signature (57 games of seeds included)
 _BOOT = re.compile(r"^(?P<n>\d+),seed=(?P<seed>\d+),ci=(?P<ci>\d+(?:\.\d+)?)$")
 
 
@@ -164,6 +166,10 @@ def _versioned(text: str, key: str, value: str) -> tuple[str, str]:
 def parse_signature(text: str) -> Signature:
     """A signature line (either format) as a :class:`Signature`; InputError naming what is wrong."""
     text = text.strip().strip("[]").strip()
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
+        raise _bad(text.encode("unicode_escape").decode("ascii"), "control characters")
+    if len(text) > MAX_LENGTH:
+        raise InputError(f"not a signature: {len(text):,} characters (a signature has at most {MAX_LENGTH:,})")
     parts = text.split("|")
     label, values = parts[0].strip(), {}
     if not label:

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from .._version import __version__
 from ..data.errors import InputError
+from ..data.paths import package_file
 from ..method.pinned import load_coefficient_set
 from .signature import TRANSFORM_LABEL, Signature, data_package_version, parse_signature
 
@@ -98,7 +99,7 @@ def _compare(field: str, given: str | None, here: str | None, note: str = "") ->
 
 
 def _calibration_digest(package: Path, name: str) -> str | None:
-    path = package / "calibration" / f"{name}.csv"
+    path = package_file(package, f"calibration/{name}.csv", "the signature's cal: field")
     return hashlib.sha256(path.read_bytes()).hexdigest()[:8] if path.is_file() else None
 
 
