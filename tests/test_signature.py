@@ -173,3 +173,17 @@ def test_a_line_printed_by_0_1_0_is_recomputed_with_the_calibration_it_names(run
     assert re.search(r"^  prediction interval\s+matches", out, re.M), out
     assert out.splitlines()[-2] == "the reported number and interval are reproduced by this install all the same"
     assert status == (0 if atari5_spec.__version__ == "0.1.0" else 1)
+
+
+def test_every_signature_the_package_prints_parses_back_to_itself():
+    from atari5_spec.scoring.estimate import relative_score
+    from atari5_spec.scoring.prediction import predict
+    from atari5_spec.scoring.ranking import leaderboard
+
+    baseline = {g: [v * 0.8 for v in values] for g, values in RUNS.items()}
+    printed = [score(RUNS).signature, predict({g: v[0] for g, v in RUNS.items()}).signature,
+               leaderboard().signature, relative_score(RUNS, baseline).signature]
+    parsed = [parse_signature(text) for text in printed]
+    assert [str(p) for p in parsed] == printed
+    assert [p.kind for p in parsed] == ["score", "per-game", "score", "ratio"]
+    assert parsed[3].calibration is not None  # the ratio's prediction interval names its calibration
