@@ -31,6 +31,9 @@ _LAZY = {
     "verify": ("method.verification", "verify"),
     "aggregate": ("analyses.agent_runs", "aggregate"),
     "human_normalised_runs": ("analyses.agent_runs", "human_normalised_runs"),
+    "Signature": ("scoring.signature", "Signature"),
+    "parse_signature": ("scoring.signature", "parse_signature"),
+    "check_signature": ("scoring.signature_check", "check_signature"),
 }
 
 __all__ = ["__version__", *_LAZY]

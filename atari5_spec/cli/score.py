@@ -240,9 +240,9 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
     lines += [f"note: {note}" for note in result.notes]
     if result.signature:
         pi = result.prediction_interval
-        ci = (f" ({pi.level * 100:g}% prediction interval {_number(pi.low)} to {_number(pi.high)}, calibration "
-              f"{pi.calibration})" if pi else "")
-        lines += ["", "Paste this line in your paper (the signature pins coefficients, constants and method):",
+        ci = f" ({pi.level * 100:g}% prediction interval {_number(pi.low)} to {_number(pi.high)})" if pi else ""
+        lines += ["", "Paste this line in your paper (the signature pins coefficients, calibration, constants and "
+                  "method; `atari5-spec signature check` verifies it):",
                   f"  {result.subset} score {_number(result.estimate)}{ci}  [{result.signature}]",
                   f"Compare {result.subset} scores only with {result.subset} scores (see `atari5-spec leaderboard`), "
                   "never with 57-game medians (paper section 8)."]

@@ -42,7 +42,6 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
-from .._version import __version__
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.ids import game_aliases, game_key
@@ -51,16 +50,16 @@ from ..method.calibration import (Calibration, combine_half_widths, prediction_i
 from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from .input import Observation, group_runs, observations_from_object
+from .signature import TRANSFORM_LABEL, Signature, parse_signature, signature
 
 __all__ = ["score", "relative_score", "relative_scores", "ScoreResult", "SubsetScore", "RelativeResult", "BootstrapSettings",
            "PredictionInterval", "RatioInterval", "RATIO_DEFINITION", "SEED_ONLY", "ProtocolCheck", "protocol_check", "stated_protocol",
-           "signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
+           "signature", "Signature", "parse_signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
            "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD"]
 
 # The subsets reported beside the requested one (DQN-7 is the paper's weak
 # baseline: computed only when asked for by name).
 REPORTED_SUBSETS = ("Atari-1", "Atari-3", "Atari-5", "Atari-10", "Atari-3-Val", "Atari-5-Val")
-TRANSFORM_LABEL = "log10p1"  # phi(z) = log10(1 + max(0, z))
 BOOTSTRAP_METHOD = ("percentile bootstrap over seeds: each game's per-seed raw scores resampled with "
                     "replacement, independently per game; estimate recomputed from the resampled means")
 # A score is flagged (computed anyway) above this multiple of the best
@@ -164,6 +163,11 @@ class SubsetScore(NamedTuple):
         return (f"SubsetScore(subset={self.subset!r}, estimate={self.estimate:.1f}, "
                 f"prediction_interval={_range(pi and (pi.low, pi.high))}, seed_interval={_range(self.interval)})")
 
+    @property
+    def parsed_signature(self) -> Signature | None:
+        """The signature as a parsed :class:`~atari5_spec.scoring.signature.Signature` (None without one)."""
+        return parse_signature(self.signature) if self.signature else None
+
 
 class ScoreResult(NamedTuple):
     """Result of :func:`score`.
@@ -210,6 +214,11 @@ class ScoreResult(NamedTuple):
                 f"{' [seed noise only]' if self.interval else ''}, "
                 f"seeds per game={'/'.join(map(str, seeds))}, coefficients={self.coefficients_version!r})")
 
+    @property
+    def parsed_signature(self) -> Signature | None:
+        """The signature as a parsed :class:`~atari5_spec.scoring.signature.Signature` (None without one)."""
+        return parse_signature(self.signature) if self.signature else None
+
 
 class RelativeResult(NamedTuple):
     """An agent's score divided by a baseline's under the same settings (paper Table 5).
@@ -233,6 +242,11 @@ class RelativeResult(NamedTuple):
         return (f"RelativeResult(ratio={ratio}, interval={_range(self.interval)}, "
                 f"agent={self.agent.estimate:.1f}, baseline={self.baseline.estimate:.1f})" if self.ratio is not None
                 else f"RelativeResult(ratio=None, agent={self.agent!r}, baseline={self.baseline!r})")
+
+    @property
+    def parsed_signature(self) -> Signature | None:
+        """The signature as a parsed :class:`~atari5_spec.scoring.signature.Signature` (None without one)."""
+        return parse_signature(self.signature) if self.signature else None
 
 
 # --- the package's game table, aliases, published extremes (csv only) -----------------------------------------
@@ -302,42 +316,6 @@ def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, 
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(samples, [tail, 1.0 - tail])
     return float(low), float(high)
-
-
-def signature(subset: str, coefficients: CoefficientSet, n_seeds: Iterable[int] | None = None,
-              bootstrap: BootstrapSettings | None = None, relative: bool = False) -> str:
-    """The citation signature: one line pinning everything that changes the number.
-
-    Fields, separated by ``|``:
-
-    * the subset name, e.g. ``Atari-5`` (``Atari-5 ratio`` for a score
-      relative to a baseline);
-    * ``coef:<version>@<digest>``: the pinned coefficient version, and the
-      first 8 hex digits of sha256 over the files scoring reads
-      (subset_coefficients.csv, subset_models.csv, normalisation.csv), so an
-      edited copy cannot pass for the pinned version;
-    * ``norm:<label>``: the normalisation constants (``agent57-human`` = the
-      paper's Table 12: random and average-human scores from Agent57;
-      ``custom-<digest>`` otherwise);
-    * ``phi:log10p1``: the transform phi(z) = log10(1 + max(0, z));
-    * ``seeds:<n1>,<n2>,...`` (only when a game has several seeds): seeds per
-      game in the subset's order; each game's raw scores are averaged before
-      normalising;
-    * ``boot:<resamples>,seed=<seed>,ci=<level>`` (only with an interval):
-      percentile bootstrap over seeds, resampled independently per game;
-    * ``v:<package version>``: the atari5-spec implementation.
-    """
-    fields = [f"{subset} ratio" if relative else subset,
-              f"coef:{coefficients.version}@{coefficients.digest}",
-              f"norm:{coefficients.normalisation_label}",
-              f"phi:{TRANSFORM_LABEL}"]
-    n_seeds = list(n_seeds or [])
-    if any(n > 1 for n in n_seeds):
-        fields.append("seeds:" + ",".join(str(n) for n in n_seeds))
-    if bootstrap is not None:
-        fields.append(f"boot:{bootstrap.n_resamples},seed={bootstrap.seed},ci={bootstrap.confidence * 100:g}")
-    fields.append(f"v:{__version__}")
-    return "|".join(fields)
 
 
 def resolve_subset(name: str, available: Iterable[str]) -> str:
@@ -462,7 +440,8 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
     predicted = _prediction_interval(model, runs, estimate, interval, calibration, settings.confidence)
     return SubsetScore(subset=model.name, games=model.games, estimate=estimate,
                        interval=interval, rel_err_percent=model.rel_err_percent,
-                       signature=signature(model.name, coefficients, n_seeds, settings if interval else None),
+                       signature=signature(model.name, coefficients, n_seeds, settings if interval else None,
+                                           calibration=predicted.calibration if predicted else None),
                        prediction_interval=predicted), note
 
 
@@ -642,9 +621,11 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
     n_seeds = [agent.n_seeds[g] for g in model.games]
     settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence)) if interval else None
     calibration = read_calibration(coefficient_set.path)
+    ratio = ratio_interval(agent, base, calibration, confidence)
     return RelativeResult(agent, base, agent.estimate / base.estimate, interval,
-                          signature(agent.subset, coefficient_set, n_seeds, settings, relative=True),
-                          ratio_interval(agent, base, calibration, confidence))
+                          signature(agent.subset, coefficient_set, n_seeds, settings, relative=True,
+                                    calibration=ratio.calibration if ratio else None),
+                          ratio)
 
 
 def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calibration | None,
