@@ -37,10 +37,11 @@ def test_an_unlisted_calibration_is_reported_and_never_used(package_copy):
 def test_a_calibration_whose_bytes_differ_from_the_descriptor_is_never_used(package_copy):
     version = package_copy / "coefficients" / "paper-2023"
     assert read_calibration(version) is not None
-    path = package_copy / "calibration" / "paper-2023.csv"
-    path.write_text(path.read_text() + "\n")
-    assert registered_bytes(package_copy, "calibration/paper-2023.csv") is None
+    for path in (package_copy / "calibration").glob("paper-2023*.csv"):  # every method's file
+        path.write_text(path.read_text() + "\n")
+        assert registered_bytes(package_copy, f"calibration/{path.name}") is None
     assert read_calibration(version) is None
+    assert read_calibration(version, "pooled") is None
 
 
 @pytest.mark.slow

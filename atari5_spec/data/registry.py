@@ -98,7 +98,8 @@ def registry_problems(root: Path) -> list:
                                     "remove the file, or run that command"))
     for relative in paths:
         if relative.startswith("calibration/") and relative.endswith(".csv") and listed is not None:
-            version = relative.removeprefix("calibration/").removesuffix(".csv")
+            # calibration/<version>[.<method>].csv: version names never hold a dot (VERSION_NAME_PATTERN)
+            version = relative.removeprefix("calibration/").removesuffix(".csv").split(".", 1)[0]
             if version not in listed:
                 problems.append(Problem(relative, None, None,
                                         f"calibrates the coefficient version {version!r}, which "
