@@ -228,8 +228,13 @@ def _acquire(root: Path, command: str, timeout: float | None) -> int:
                     print(f"note: took over the write lock left by {_describe(stale)}, which is no longer running",
                           file=sys.stderr)
         if fd is not None:
-            os.ftruncate(fd, 0)
-            os.write(fd, info)
+            try:
+                os.ftruncate(fd, 0)
+                os.write(fd, info)
+            except OSError as error:  # a full disk: leave no lock file behind
+                _release(root, fd)
+                raise InputError(f"{lock}: cannot write the package's write lock ({error.strerror}): free some "
+                                 "space and run the command again") from None
             return fd
         if time.monotonic() >= deadline:
             raise PackageLockedError(
