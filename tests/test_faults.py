@@ -125,6 +125,22 @@ def test_a_target_edited_after_the_kill_stops_recovery_with_a_message(tmp_path):
         recover(root)
 
 
+def test_a_read_overlapping_a_commit_is_read_again(tmp_path):
+    from atari5_spec.data.transaction import read_consistently
+
+    root = small_package(tmp_path / "package")
+    calls = []
+
+    def read():
+        first = (root / "data" / "a.csv").read_text()
+        if not calls:
+            assert run_apply(root, {}).returncode == 0  # a merge lands between the two files
+        calls.append(1)
+        return first, (root / "data" / "b.csv").read_text()
+
+    assert read_consistently(root, read) == (CHANGE["data/a.csv"], CHANGE["data/b.csv"]) and len(calls) == 2
+
+
 # --- I/O errors, full and read-only disks (in process, os functions replaced) --------------------------------
 
 @pytest.mark.parametrize("step", ["locked", "staged", "journal-written", "renamed-1", "renamed-3", "applied",

@@ -120,8 +120,15 @@ def load(path: str | Path | None = None) -> Dataset:
     >>> data = atari5_spec.load()
     >>> data.scores.head()          # one row per published number
     """
+    from .transaction import read_consistently
+
     root = package_root(path)
-    descriptor = read_descriptor(root)
-    tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name))
-              for name in TABLES}
-    return Dataset(**tables, version=descriptor["version"], root=root)
+
+    def read() -> Dataset:
+        descriptor = read_descriptor(root)
+        tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name))
+                  for name in TABLES}
+        return Dataset(**tables, version=descriptor["version"], root=root)
+
+    # A merge committed while the tables are read would mix two states: read again after it.
+    return read_consistently(root, read)

@@ -59,7 +59,7 @@ from pathlib import Path
 from .errors import InputError
 
 __all__ = ["LOCK_NAME", "STAGING_NAME", "PackageLockedError", "Transaction", "package_transaction", "recover",
-           "pending_commit", "RecoveryError", "finished_by_recovery"]
+           "pending_commit", "RecoveryError", "finished_by_recovery", "generation", "read_consistently"]
 
 LOCK_NAME = ".atari5.lock"
 STAGING_NAME = ".atari5-transaction"
@@ -424,6 +424,31 @@ def _remove_stale_lock(root: Path, announce: bool) -> None:
         pass  # a read-only package keeps the harmless file; the next writer takes it over
     finally:
         os.close(fd)
+
+
+def generation(root: Path | str) -> tuple | None:
+    """What changes whenever a commit touches the package: the descriptor's identity (every commit replaces it by
+    a rename) and whether a commit is being applied. A reader that sees the same generation before and after
+    reading, with no commit under way, read one consistent state (:func:`read_consistently`)."""
+    root = Path(root)
+    try:
+        info = os.stat(root / "datapackage.json")
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size, (root / STAGING_NAME / JOURNAL).exists()
+
+
+def read_consistently(root: Path | str, read, attempts: int = 5):
+    """``read()`` of a package that a concurrent commit may change meanwhile: read again (after the commit,
+    which :func:`recover` waits for) until one state was read from start to end."""
+    result = None
+    for _ in range(attempts):
+        before = generation(root)
+        result = read()
+        if before is not None and not before[3] and generation(root) == before:
+            return result
+        recover(root)  # waits for a commit under way (or finishes a killed one)
+    return result
 
 
 def finished_by_recovery(root: Path | str, command: str) -> bool:

@@ -431,6 +431,19 @@ def interrupted_commit_problems(root: Path) -> list[Problem]:
 
 
 def validate_package(path: str | Path | None = None, structure=None, data: Dataset | None = None) -> list[Problem]:
+    """Every problem in the package at ``path``; checked again when a commit changed the package meanwhile
+    (a merge finishing during validation is not a hash mismatch). See :func:`_validate_once`."""
+    from .transaction import generation
+
+    root = package_root(path, recover=False)
+    before = generation(root)
+    problems = _validate_once(root, structure, data)
+    if problems and before is not None and generation(root) != before and not before[3]:
+        problems = _validate_once(root, None, None)
+    return problems
+
+
+def _validate_once(path: str | Path | None = None, structure=None, data: Dataset | None = None) -> list[Problem]:
     """Every problem in the package at ``path`` (default: the installed package).
 
     ``structure`` may be a callable returning the frictionless problems already
