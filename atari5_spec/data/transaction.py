@@ -225,7 +225,9 @@ def _acquire(root: Path, command: str, timeout: float | None) -> int:
                     continue
                 stale = _holder(lock)
                 if stale and stale.get("pid") != os.getpid():
-                    print(f"note: took over the write lock left by {_describe(stale)}, which is no longer running",
+                    gone = stale.get("host") != socket.gethostname() or not _alive(stale.get("pid"))
+                    print(f"note: took over the write lock left by {_describe(stale)}, "
+                          + ("which is no longer running" if gone else "which does not hold it (a stale file)"),
                           file=sys.stderr)
         if fd is not None:
             try:
