@@ -77,7 +77,11 @@ def states(tmp_path):
 
 # --- kills at every step of the commit (the transaction alone: fast) -----------------------------------------
 
-@pytest.mark.parametrize("step", KILL_STEPS + ["renamed-4", "renamed-5"])
+FAST_STEPS = ("staged", "renamed-2", "journal-removed")  # the rest run with `pytest --full`
+
+
+@pytest.mark.parametrize("step", [step if step in FAST_STEPS else pytest.param(step, marks=pytest.mark.slow)
+                                  for step in KILL_STEPS + ["renamed-4", "renamed-5"]])
 def test_a_kill_at_each_step_leaves_before_or_after_and_the_next_command_recovers(tmp_path, states, step, capsys):
     before, after = states
     root = small_package(tmp_path / "package")
