@@ -73,10 +73,17 @@ class Merge(NamedTuple):
     budget_scores: list[dict] = []  # rows of data/budget_scores.csv
 
     def counts(self) -> str:
-        """'57 scores used by fits, 299 per-seed scores and 1495 budget scores'."""
+        """'57 scores used by fits, 299 per-seed scores and 1495 budget scores'.
+
+        An entry whose protocol keeps it out of fits says so here, instead of
+        calling its per-game numbers "used by fits" next to a warning that it
+        stays out of them.
+        """
         fit = sum(1 for r in self.scores if r["use_in_fit"])
-        return (f"{fit} scores used by fits, {len(self.seed_scores)} per-seed scores and "
-                f"{len(self.budget_scores)} budget scores")
+        exclusion = (self.algorithm or {}).get("exclusion")
+        games = (f"{fit} per-game scores (kept out of fits: {exclusion})" if exclusion
+                 else f"{fit} scores used by fits")
+        return f"{games}, {len(self.seed_scores)} per-seed scores and {len(self.budget_scores)} budget scores"
 
 
 class PlannedRows(NamedTuple):
