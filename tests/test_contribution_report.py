@@ -6,6 +6,7 @@ under a new id; the bad one is the same metadata with the two mistakes newcomers
 separator, a misspelt game).
 """
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -118,3 +119,23 @@ def test_submission_text_cannot_mention_link_or_break_the_table():
     text = escape("@maintainer [click](https://evil.example) <img src=x> a|b\nnext")
     assert "@\u200bmaintainer" in text and "\\[click\\]" in text and "\\<img" in text and "a\\|b" in text
     assert "\n" not in text
+
+
+def test_the_workflows_keep_untrusted_code_away_from_the_write_token():
+    import yaml
+
+    workflows = REPOSITORY / ".github" / "workflows"
+    check = yaml.safe_load((workflows / "contribution.yml").read_text(encoding="utf-8"))
+    comment_text = (workflows / "contribution-comment.yml").read_text(encoding="utf-8")
+    comment = yaml.safe_load(comment_text)
+    assert check["permissions"] == {"contents": "read"} and set(check[True]) == {"pull_request"}  # 'on' reads as True
+    steps = check["jobs"]["review"]["steps"]
+    run = "\n".join(s.get("run", "") for s in steps)
+    assert "atari5-spec contribute report --changed HEAD^1..HEAD --markdown" in run
+    assert '"validate" "verify --skip-search"' in run and "GITHUB_STEP_SUMMARY" in run
+    assert set(comment[True]) == {"workflow_run"} and comment["permissions"] == {}
+    assert "actions/checkout" not in comment_text and "pull_request_target" not in comment_text
+    for text in (comment_text, (workflows / "contribution.yml").read_text(encoding="utf-8")):
+        for line in text.splitlines():
+            if "uses:" in line:
+                assert re.search(r"@[0-9a-f]{40}\b", line), f"not pinned by commit: {line.strip()}"
