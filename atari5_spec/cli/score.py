@@ -72,8 +72,8 @@ def add_scoring_commands(commands) -> None:
     p.add_argument("--sticky-actions", type=float, default=None, metavar="PROB",
                    help="the runs' sticky-action (repeat) probability, e.g. 0.25 for ALE/*-v5 or 0 for *NoFrameskip-v4 "
                         "(default: read from the game ids when they say)")
-    p.add_argument("--frames", type=float, default=None, metavar="N",
-                   help="training frames behind the scores (e.g. 200e6); reports the version's measured error at "
+    p.add_argument("--frames", default=None, metavar="N",
+                   help="training frames behind the scores (200M, 400k, 10M, 200e6); reports the version's measured error at "
                         "that budget")
     p.set_defaults(run=_cmd_score)
 
@@ -229,12 +229,19 @@ def _relative_text(relative, baseline_source: str) -> list[str]:
     return lines
 
 
-def _whole_frames(value: float) -> int:
+def _whole_frames(value: str) -> int:
+    """--frames in the units people write (200M, 400k, 200e6), with a note when it looks like agent steps."""
     from ..data.errors import InputError
+    from ..data.frames import agent_steps_note, parse_budget
 
-    if not (value >= 1 and float(value).is_integer()):
-        raise InputError(f"--frames must be a positive whole number of frames (e.g. 200e6), not {value!r}")
-    return int(value)
+    try:
+        frames = parse_budget(value)
+    except InputError as error:
+        raise InputError(f"--frames: {error}") from None
+    note = agent_steps_note(frames)
+    if note:
+        print(f"note: --frames {value}: {note}", file=sys.stderr)
+    return frames
 
 
 def _cmd_score(args) -> int:

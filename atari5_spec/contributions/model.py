@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from ..data.errors import InputError
 from ..data.limits import ASCII_NUMBER
+from ..data.rawvalues import PLUS_MINUS_SIGN
 from ..data.validation import Problem, format_problems
 
 MAX_FILE_BYTES = 1 << 20  # 1 MiB: a full 57-game table with 100 seeds is about 60 kB
@@ -27,7 +28,9 @@ DERIVABLE = ("mean", "median", "best-seed", "single-seed")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = ASCII_NUMBER  # plain decimal or scientific notation, ASCII digits only (see atari5_spec.limits)
 # "1705.80 ± 439.74": results tables print the mean and its spread in one cell.
-PLUS_MINUS = re.compile(r"(?P<score>[^±]*?)\s*(?:±|\+/-)\s*(?P<std>[^±]*)")
+# The same signs as data.rawvalues reads back from raw_value: "1705.80 ± 439.74", "1705.80+-439.74",
+# "1705.80 (± 439.74)"; the std is in group std or bracketed.
+PLUS_MINUS = re.compile(rf"(?P<score>.*?)\s*(?:{PLUS_MINUS_SIGN}\s*(?P<std>.*?)|\(\s*{PLUS_MINUS_SIGN}\s*(?P<bracketed>.*?)\s*\))")
 CURVE_COLUMNS = ("points", "first_frame", "last_frame")
 
 
@@ -36,7 +39,7 @@ class SubmittedScore(NamedTuple):
 
     line: int
     game_id: str
-    raw_value: str  # the score's text as written (stripped of surrounding spaces)
+    raw_value: str  # the score's text byte for byte as written, but for surrounding spaces
     score: float
     seed: int | None
     std: float | None = None

@@ -199,7 +199,8 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
         if values.get("std"):
             return None, [Problem(label, line, "std", f"the score {raw_text!r} already gives the spread",
                                   "leave std empty, or write the score without '± spread'")]
-        values["score"], values["std"] = split.group("score").strip(), split.group("std").strip()
+        spread = split.group("std") if split.group("std") is not None else split.group("bracketed")
+        values["score"], values["std"] = split.group("score").strip(), spread.strip()
     for column, text in values.items():
         field = fields[column]
         hidden = control_character_problem(text)
@@ -248,24 +249,32 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
                                     f"{hint}use an ALE id (battle_zone), Gymnasium id or printed name "
                                     "of one of the 57 games"))
         else:
-            if not bool(constants.loc[game_id, "in_57"]):
-                problems.append(Problem(label, line, "game", f"{game_id} is not one of the 57 canonical games",
-                                        "remove the row: Atari-5 scores and fits use only the 57 games"))
+            if game_id not in constants.index:  # a real ALE game that data/games.csv does not list yet
+                problems.append(Problem(label, line, "game", f"{values['game']!r} is the ALE game {game_id}, "
+                                        "outside the 57-game benchmark, and data/games.csv does not list it yet",
+                                        f"ask a maintainer to add {game_id} to data/games.csv with in_57 false "
+                                        "(its rows are then stored and left out of fits), or remove the row"))
     if problems:
         return None, problems
     score = float(values["score"])
     random, human = constants.loc[game_id, "random_score"], constants.loc[game_id, "human_score"]
+    # Games outside the 57 have no random and human scores, so no floor: they are stored, never scored.
     floor = random - FAR_BELOW_RANDOM * (human - random)
     if score < floor:
+        gaps = (random - score) / (human - random)
         return None, [Problem(label, line, "score",
-                              f"{values['score']} is far below random play on {game_id} (random {random:g}, "
-                              f"human {human:g}; the limit is random - {FAR_BELOW_RANDOM} x (human - random) = {floor:g})",
-                              "check the sign, the game and the scale (raw score, not normalised); if the paper "
-                              "really prints it, say so in metadata notes and ask a maintainer")]
+                              f"{values['score']} is {random - score:g} points below random play on {game_id} "
+                              f"(random {random:g}, human {human:g}): {gaps:.1f} times the human-random gap below "
+                              f"random, past the limit of {FAR_BELOW_RANDOM} (random - {FAR_BELOW_RANDOM} x "
+                              f"(human - random) = {floor:g})",
+                              "compare the game and the scale with the source (raw score, not normalised or "
+                              "clipped); if the source really prints it, say so in metadata notes and ask a "
+                              "maintainer")]
     def integer(column):
         return int(values[column]) if values.get(column) else None
 
     std = float(values["std"]) if values.get("std") else None
-    return SubmittedScore(line, game_id, " ".join(raw_text.split()), score, integer("seed"), std,
+    # raw_value is the cell as the source wrote it (a non-breaking space stays one): it is the provenance.
+    return SubmittedScore(line, game_id, raw_text, score, integer("seed"), std,
                           integer("training_frames"), integer("points"), integer("first_frame"), integer("last_frame"),
                           values.get("provenance") or None), []
