@@ -328,7 +328,8 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
     first = int(dataset.scores["score_id"].max()) + 1 if len(dataset.scores) else 1
     scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
     bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"
-    return Merge(source, algorithm, scores, bump, target, planned.seed_scores, planned.budget_scores), [], warnings
+    return Merge(source, algorithm, scores, bump, target, planned.seed_scores, planned.budget_scores,
+                 tuple(outside)), [], warnings
 
 
 # --- already merged ---------------------------------------------------------------------------------------

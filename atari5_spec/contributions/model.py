@@ -74,6 +74,7 @@ class Merge(NamedTuple):
     corrects: str | None
     seed_scores: list[dict] = []    # rows of data/seed_scores.csv
     budget_scores: list[dict] = []  # rows of data/budget_scores.csv
+    outside_games: tuple[str, ...] = ()  # games of the rows outside the 57 (stored, never in fits)
 
     def counts(self) -> str:
         """'57 scores used by fits, 299 per-seed scores and 1495 budget scores'.
@@ -82,10 +83,12 @@ class Merge(NamedTuple):
         calling its per-game numbers "used by fits" next to a warning that it
         stays out of them.
         """
-        fit = sum(1 for r in self.scores if r["use_in_fit"])
+        fit = sum(1 for r in self.scores if r["use_in_fit"] and r["game_id"] not in self.outside_games)
+        outside = sum(1 for r in self.scores if r["game_id"] in self.outside_games)
         exclusion = (self.algorithm or {}).get("exclusion")
         games = (f"{fit} per-game scores (kept out of fits: {exclusion})" if exclusion
                  else f"{fit} scores used by fits")
+        games += f", {outside} of games outside the 57 (never in fits)" if outside else ""
         return f"{games}, {len(self.seed_scores)} per-seed scores and {len(self.budget_scores)} budget scores"
 
 
