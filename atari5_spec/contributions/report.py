@@ -142,18 +142,11 @@ def summarise_submission(folder: str | Path, package: str | Path | None = None, 
         missing = result.not_computable.get(result.subset, ())
         return summary._replace(note=f"no Atari-5 estimate: {', '.join(missing)} not given")
     estimate = float(result.estimate)
-    peers = [row for row in board.rows if board_regime(row, dataset) == regime] if regime else []
+    # Peers: the leaderboard of the entry's own regime (Atari 100k entries are ranked only there).
+    peers = leaderboard(dataset=dataset, regime=regime, coefficients=board.coefficients_version).rows if regime else []
     return summary._replace(
         estimate=estimate, rank=1 + sum(row.estimate > estimate for row in board.rows), n_ranked=len(board.rows),
         regime_rank=(1 + sum(row.estimate > estimate for row in peers)) if regime else None, n_regime=len(peers))
-
-
-def board_regime(row, dataset) -> str | None:
-    """The regime of a leaderboard row's algorithm (data/algorithms.csv), or None when not stated."""
-    import pandas as pd
-
-    value = dataset.algorithms.set_index("algorithm_id")["regime"].get(row.algorithm_id)
-    return None if value is None or pd.isna(value) else str(value)
 
 
 def _package_of(folder: Path) -> Path | None:
