@@ -11,11 +11,17 @@ UPSTREAM_2026_DIR holds the raw files exactly as their public repositories hold 
   ``bbf/SOURCES.tsv``;
 * ``slm-lab/BENCHMARKS.md``: kengz/SLM-Lab ``docs/BENCHMARKS.md`` at 96be3938d3239edb595f41190ae2ae035d83c65a
   (MIT), section "Phase 4: Atari";
-* ``btr/results.csv``: VIPTankz/BeyondTheRainbowICML ``results.csv`` at 86ee767289de5dfcc12450f84ab6c5543e233c09
-  (MIT; LICENSE at f52b50a0ae064a0d5ccd6b462303b70d5fdb24dd): Beyond The Rainbow (Clark et al.), 19 games,
-  200 evaluations per game, one per million frames, each the mean of 100 episodes (the repository's README
-  at 06edb85da7381ba8a90a14e31e8870850b929153 says so);
-* ``chainerrl/<agent>/README.md``: chainer/chainerrl ``examples/atari/reproduction/<agent>/README.md`` (MIT).
+* (planned) ``btr/results.csv``: VIPTankz/BeyondTheRainbowICML ``results.csv`` at
+  86ee767289de5dfcc12450f84ab6c5543e233c09 (MIT; LICENSE at f52b50a0ae064a0d5ccd6b462303b70d5fdb24dd): Beyond
+  The Rainbow, 19 games, 200 evaluations per game, one per million frames, each the mean of 100 episodes (the
+  repository's README at 06edb85da7381ba8a90a14e31e8870850b929153 says so);
+* ``chainerrl/<agent>/README.md``: chainer/chainerrl ``examples/atari/reproduction/<agent>/README.md`` (MIT;
+  LICENSE at f17a6d1f6c6a3fb48a63908f154c3e38ec07cb26): rainbow at 2d9f3328b1265862c912bf530bd615ea6781d679,
+  iqn at cc3e7e0b09027482b749ae524bf096c9efe731dd.
+
+Not imported: weipu-zhang/STORM ``results/storm.json`` (Atari 100k, 5 runs per game): the repository holds no
+licence file, so nothing permits copying its numbers; VIPTankz/BeyondTheRainbowICML ``results.csv`` (MIT) is
+listed above for the next import (not done yet: see the issue-20 report).
 
 For each agent this script writes a submission ``contributions/<id>/`` (metadata.yaml + scores.csv) exactly
 as a contributor would and merges it with ``atari5-spec contribute add`` (one data version per agent). The
@@ -36,9 +42,8 @@ Decisions, per source:
   settings (statistic ``best-setting-per-game``), the spec name of each row kept in its provenance. CrossQ
   (6 games, marked experimental) is left out. Games outside the 57 (Air Raid, Carnival, Journey Escape,
   Pooyan) are stored and left out of fits.
-* BTR: evaluation k of a game is the score after k million frames; the 200th is the published number,
-  evaluations 10, 25, 50, 100 and 200 become budget rows of the file's one series per game (run 0: the README
-  does not say over how many seeds a series is).
+* ChainerRL: the README's results table, column "ChainerRL Score"; Markdown bold (the README's mark for
+  beating the original paper) is not part of the number; N/A cells are left out.
 """
 
 from __future__ import annotations
@@ -303,6 +308,20 @@ AGENTS_CHAINERRL = [
                                          "4 frames per action, 1 seed; the README's commands use "
                                          "*NoFrameskip-v4 ids (no sticky actions)")),
 ]
+
+AGENTS_CHAINERRL.append(
+    dict(id="chainerrl-iqn", folder="iqn", make=chainerrl_table, version="ChainerRL v0.6.0",
+         commit="cc3e7e0b09027482b749ae524bf096c9efe731dd", name="IQN (ChainerRL reproduction)",
+         protocol=protocol(start_condition="no-op", noop_max=30, max_episode_frames=108_000,
+                           training_frames=200_000_000, regime="200M", evaluation="evaluation-phase", seeds=None,
+                           statistic="best-checkpoint",
+                           statistic_note="Per run the best of the 200 intermediate evaluations (every 1M frames, "
+                                          "the mean of the episodes completed in 500K frames), averaged over runs; "
+                                          "the README says both one run and two seeds.",
+                           protocol_note="examples/atari/reproduction/iqn/README.md, Results and Evaluation "
+                                         "Protocol: 200 evaluations one per 1M frames (200M frames), episodes "
+                                         "capped at 30 minutes (108K frames), up to 30 no-op starts; it does not "
+                                         "name the environment version, so sticky actions are not stated")))
 
 AGENTS = [*AGENTS_BBF, *AGENTS_SLM, *AGENTS_CHAINERRL]
 

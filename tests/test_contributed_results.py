@@ -25,7 +25,7 @@ def test_the_readme_table_is_what_the_data_gives(results):
 def test_the_new_entries_are_in_it(results):
     ids = {r.algorithm_id for r in results}
     assert {"bbf", "bbf-sticky", "bbf-rr2", "bbf-rr2-sticky", "slm-lab-ppo", "slm-lab-a2c", "slm-lab-sac",
-            "chainerrl-rainbow", "dreamerv3", "ppo2-baselines"} <= ids
+            "chainerrl-rainbow", "chainerrl-iqn", "dreamerv3", "ppo2-baselines"} <= ids
     assert "dreamerv3-atari100k" not in ids  # 26 games: no 57-game median
 
 
