@@ -233,7 +233,7 @@ BAD_INPUTS = {
                          ["scores.csv, line 3, column 'score'", "81.45 points below random play on double_dunk",
                           "37.9 times the human-random gap below random"]),
     "negative-seed": (_scores("game,score,seed\nPhoenix,35000,-1\n"),
-                      ["scores.csv, line 2, column 'seed': '-1' is below the minimum 0"]),
+                      ["scores.csv, line 2, column 'seed': '-1' is not a run id"]),
     "per-seed-only-for-best-checkpoint": (
         lambda c: make_submission(c, meta=metadata(protocol={"statistic": "best-checkpoint"}),
                                   scores="game,score,seed\nPhoenix,35000,0\nPhoenix,36000,1\n"),

@@ -171,3 +171,23 @@ def test_leaderboard_cli_prints_the_protocol_columns(capsys):
     out = capsys.readouterr().out
     assert "regime atari-100k" in out and "statistic" in out and "seeds" in out
     assert "BBF" in out and "atari-100k    400k" in out
+
+
+# --- one rule for run ids ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", ["-1", "+3", "run-a", "1.0", "７"])
+def test_contribute_and_aggregate_refuse_the_same_run_ids(package_copy, tmp_path, capsys, seed):
+    report = check_submission(submission(package_copy, f"game,score,seed\nPhoenix,35000,{seed}\n".encode()))
+    assert [(p.row, p.column) for p in report.problems] == [(2, "seed")]
+    assert "is not a run id" in report.problems[0].message
+    runs = tmp_path / "runs.csv"
+    runs.write_text(f"agent,game,seed,score\nA,Pong,{seed},1\n", encoding="utf-8")
+    assert main(["aggregate", str(runs)]) == 1
+    assert "column 'seed'" in capsys.readouterr().err
+
+
+def test_a_run_id_is_one_run_however_it_is_padded(tmp_path, capsys):
+    runs = tmp_path / "runs.csv"
+    runs.write_text("agent,game,seed,score\nA,Pong,7,1\nA,Pong,007,2\n", encoding="utf-8")
+    assert main(["aggregate", str(runs)]) == 1
+    assert "seed '7' already given on line 2" in capsys.readouterr().err

@@ -69,6 +69,19 @@ def score_text_problem(text: str) -> tuple[str, str] | None:
 MAX_INT64 = 2 ** 63 - 1  # pandas stores integer columns in 64 bits
 
 
+def _run_id_problem(text: str) -> tuple[str, str] | None:
+    """The seed cell under the one rule for run ids (data.ids.run_id), which aggregate's runs files follow too."""
+    from ..data.ids import RUN_ID_RULE, run_id
+
+    if not text:
+        return None
+    try:
+        run_id(text)
+    except ValueError:
+        return f"{text!r} is not a run id", f"give {RUN_ID_RULE}; runs a source names otherwise are numbered 0, 1, ..."
+    return None
+
+
 def _cell_problem(field: dict, text: str) -> str | None:
     """Type and constraint problems of a non-score cell, from its Table Schema field."""
     kind, constraints = field.get("type", "string"), field.get("constraints", {})
@@ -215,7 +228,8 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
             continue
         if column == "game":
             continue
-        message = score_text_problem(text) if column == "score" else _cell_problem(field, text)
+        message = (score_text_problem(text) if column == "score" else _run_id_problem(text) if column == "seed"
+                   else _cell_problem(field, text))
         if isinstance(message, tuple):
             problems.append(Problem(label, line, column, *message))
         elif message:

@@ -18,7 +18,12 @@ if TYPE_CHECKING:  # pandas only for the annotation: scoring resolves names with
     import pandas as pd
 
 __all__ = ["algorithm_slug", "ALGORITHM_ID_PATTERN", "game_key", "game_aliases", "resolve_game",
-           "UnknownGameError", "EXTRA_GAME_SPELLINGS", "ALE_GAMES_OUTSIDE_THE_PACKAGE"]
+           "UnknownGameError", "EXTRA_GAME_SPELLINGS", "ALE_GAMES_OUTSIDE_THE_PACKAGE", "run_id", "RUN_ID_RULE"]
+
+# One rule for the id of a run (a seed) wherever runs are read: a submission's scores.csv (its seed column,
+# an integer >= 0 in schemas/contribution-scores.schema.json), data/seed_scores.csv and budget_scores.csv, and
+# the runs file of `atari5-spec aggregate`. "007" and "7" are the same run.
+RUN_ID_RULE = "a whole number 0 or more, in ASCII digits (e.g. 0, 1, 17)"
 
 ALGORITHM_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -129,3 +134,11 @@ def resolve_game(name: str, aliases: Mapping[str, str]) -> str:
     close = difflib.get_close_matches(key, list(aliases), n=5, cutoff=0.6)
     suggestions = list(dict.fromkeys(aliases[k] for k in close))[:3]
     raise UnknownGameError(name, suggestions)
+
+
+def run_id(text: str) -> int:
+    """The run id a seed cell stands for, under RUN_ID_RULE; ValueError naming the rule otherwise."""
+    cleaned = str(text).strip()
+    if not re.fullmatch(r"[0-9]{1,18}", cleaned):
+        raise ValueError(f"{cleaned!r} is not a run id: give {RUN_ID_RULE}")
+    return int(cleaned)
