@@ -77,8 +77,8 @@ def _run_id_problem(text: str) -> tuple[str, str] | None:
         return None
     try:
         run_id(text)
-    except ValueError:
-        return f"{text!r} is not a run id", f"give {RUN_ID_RULE}; runs a source names otherwise are numbered 0, 1, ..."
+    except ValueError as error:
+        return str(error).split(":")[0], f"give {RUN_ID_RULE}; runs a source names otherwise are numbered 0, 1, ..."
     return None
 
 

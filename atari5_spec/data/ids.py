@@ -139,6 +139,8 @@ def resolve_game(name: str, aliases: Mapping[str, str]) -> str:
 def run_id(text: str) -> int:
     """The run id a seed cell stands for, under RUN_ID_RULE; ValueError naming the rule otherwise."""
     cleaned = str(text).strip()
+    if re.fullmatch(r"[0-9]{19,}", cleaned):
+        raise ValueError(f"{cleaned[:20]!r} does not fit in 64 bits: a run id has at most 18 digits")
     if not re.fullmatch(r"[0-9]{1,18}", cleaned):
         raise ValueError(f"{cleaned!r} is not a run id: give {RUN_ID_RULE}")
     return int(cleaned)
