@@ -11,7 +11,7 @@ UPSTREAM_2026_DIR holds the raw files exactly as their public repositories hold 
   ``bbf/SOURCES.tsv``;
 * ``slm-lab/BENCHMARKS.md``: kengz/SLM-Lab ``docs/BENCHMARKS.md`` at 96be3938d3239edb595f41190ae2ae035d83c65a
   (MIT), section "Phase 4: Atari";
-* (planned) ``btr/results.csv``: VIPTankz/BeyondTheRainbowICML ``results.csv`` at
+* ``btr/results.csv``: VIPTankz/BeyondTheRainbowICML ``results.csv`` at
   86ee767289de5dfcc12450f84ab6c5543e233c09 (MIT; LICENSE at f52b50a0ae064a0d5ccd6b462303b70d5fdb24dd): Beyond
   The Rainbow, 19 games, 200 evaluations per game, one per million frames, each the mean of 100 episodes (the
   repository's README at 06edb85da7381ba8a90a14e31e8870850b929153 says so);
@@ -20,8 +20,7 @@ UPSTREAM_2026_DIR holds the raw files exactly as their public repositories hold 
   iqn at cc3e7e0b09027482b749ae524bf096c9efe731dd.
 
 Not imported: weipu-zhang/STORM ``results/storm.json`` (Atari 100k, 5 runs per game): the repository holds no
-licence file, so nothing permits copying its numbers; VIPTankz/BeyondTheRainbowICML ``results.csv`` (MIT) is
-listed above for the next import (not done yet: see the issue-20 report).
+licence file, so nothing permits copying its numbers.
 
 For each agent this script writes a submission ``contributions/<id>/`` (metadata.yaml + scores.csv) exactly
 as a contributor would and merges it with ``atari5-spec contribute add`` (one data version per agent). The
@@ -42,6 +41,9 @@ Decisions, per source:
   settings (statistic ``best-setting-per-game``), the spec name of each row kept in its provenance. CrossQ
   (6 games, marked experimental) is left out. Games outside the 57 (Air Raid, Carnival, Journey Escape,
   Pooyan) are stored and left out of fits.
+* BTR: row k of results.csv is the evaluation after k million frames; row 200 is the published number, rows
+  10, 25, 50 and 100 budget rows of the file's one series per game (run 0: the README does not say over how many
+  runs a series is).
 * ChainerRL: the README's results table, column "ChainerRL Score"; Markdown bold (the README's mark for
   beating the original paper) is not part of the number; N/A cells are left out.
 """
@@ -323,7 +325,63 @@ AGENTS_CHAINERRL.append(
                                          "capped at 30 minutes (108K frames), up to 30 no-op starts; it does not "
                                          "name the environment version, so sticky actions are not stated")))
 
-AGENTS = [*AGENTS_BBF, *AGENTS_SLM, *AGENTS_CHAINERRL]
+# --- Beyond The Rainbow ------------------------------------------------------------------------------------------
+
+BTR_REPO, BTR_COMMIT, BTR_PATH = "VIPTankz/BeyondTheRainbowICML", "86ee767289de5dfcc12450f84ab6c5543e233c09", "results.csv"
+BTR_PAPER = dict(title="Beyond The Rainbow: High Performance Deep Reinforcement Learning on a Desktop PC",
+                 authors=["Tyler Clark", "Mark Towers", "Christine Evers", "Jonathon Hare"], year=2025,
+                 url="https://github.com/VIPTankz/BeyondTheRainbowICML")
+BTR_BUDGETS_M = (10, 25, 50, 100)  # budget rows; the 200th evaluation is the published number
+
+
+def btr_table(agent: dict, upstream: Path) -> tuple[dict, str]:
+    """results.csv: one column per game, row k = the evaluation after k million frames (the README says so)."""
+    rows = list(csv.reader(io.StringIO((upstream / "btr" / "results.csv").read_text(encoding="utf-8"))))
+    games, evaluations = rows[0], rows[1:]
+    if len(evaluations) != 200:
+        raise SystemExit(f"btr/results.csv: {len(evaluations)} evaluations, the README says 200")
+    out = []
+    for at, game in enumerate(games):
+        final = evaluations[199][at]
+        out.append((game, final, "", "", "", "", "", "line 201 (evaluation 200, 200M frames)"))
+        for millions in BTR_BUDGETS_M:
+            frames = millions * 1_000_000
+            out.append((game, evaluations[millions - 1][at], 0, frames, 1, frames, frames,
+                        f"line {millions + 1} (evaluation {millions}, {millions}M frames)"))
+    columns = ["game", "score", "seed", "training_frames", "points", "first_frame", "last_frame", "provenance"]
+    metadata = dict(
+        name=agent["name"],
+        paper=dict(BTR_PAPER, location="results.csv of the repository (one column per game, one row per "
+                                       "evaluation); README.md describes it"),
+        protocol=agent["protocol"],
+        upstream=dict(repository=BTR_REPO, commit=BTR_COMMIT, path=BTR_PATH, licence="MIT",
+                      curve_rule="Row k of results.csv is the evaluation after k million frames (the README at "
+                                 "06edb85da7381ba8a90a14e31e8870850b929153: 200 evaluations, one per million "
+                                 "frames, each the mean of 100 episodes). Budget rows: rows 10, 25, 50 and 100, "
+                                 "points 1, first_frame = last_frame = training_frames; run 0 is the file's one "
+                                 "series per game; the published number is row 200."),
+        contributor=CONTRIBUTOR,
+        notes="19 games, the five Atari-5 games among them. The README does not say over how many runs a series "
+              "is, nor whether sticky actions were used (its environment is 'the same as the standard by "
+              "default').")
+    return metadata, csv_text(columns, out)
+
+
+AGENTS_BTR = [
+    dict(id="btr", make=btr_table, name="BTR (Beyond The Rainbow)",
+         protocol=protocol(start_condition=None, sticky_action_probability=None, max_episode_frames=None,
+                           training_frames=200_000_000, regime="200M", evaluation="evaluation-phase",
+                           eval_episodes=100, seeds=None, statistic="other",
+                           statistic_note="The evaluation after 200M frames, the mean return of 100 episodes; the "
+                                          "README does not say over how many runs.",
+                           protocol_note="README.md at 06edb85da7381ba8a90a14e31e8870850b929153: 200 evaluations, "
+                                         "one per million frames (200M frames), each the mean of 100 episodes; the "
+                                         "environment is 'exactly the same as the standard by default', which it "
+                                         "does not spell out, so start condition, sticky actions and episode limit "
+                                         "are left empty")),
+]
+
+AGENTS = [*AGENTS_BBF, *AGENTS_SLM, *AGENTS_CHAINERRL, *AGENTS_BTR]
 
 
 def make_submission(agent: dict, upstream: Path) -> tuple[dict, str]:

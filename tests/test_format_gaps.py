@@ -58,7 +58,7 @@ def test_games_outside_the_57_are_stored_with_one_note_and_never_scored(package_
     outside = [w for w in report.warnings if "outside the 57" in w.message]
     assert len(outside) == 1 and "air_raid, carnival, journey_escape, pooyan" in outside[0].message
     assert report.merge.outside_games == ("air_raid", "carnival", "journey_escape", "pooyan")
-    assert "5 scores used by fits, 4 of games outside the 57 (never in fits)" in report.merge.counts()
+    assert "4 of games outside the 57 (never in fits)" in report.merge.counts()
 
 
 def test_a_real_ale_game_the_package_does_not_list_is_not_a_misspelling(package_copy, capsys):
@@ -191,3 +191,8 @@ def test_a_run_id_is_one_run_however_it_is_padded(tmp_path, capsys):
     runs.write_text("agent,game,seed,score\nA,Pong,7,1\nA,Pong,007,2\n", encoding="utf-8")
     assert main(["aggregate", str(runs)]) == 1
     assert "seed '7' already given on line 2" in capsys.readouterr().err
+
+
+def test_an_entry_with_too_few_games_is_not_summarised_as_used_by_fits(package_copy):
+    report = check_submission(submission(package_copy, (FIXTURES / "slm_lab_outside_the_57.csv").read_bytes()))
+    assert "5 per-game scores (kept out of fits: 5 of the 57 games, fits need 40)" in report.merge.counts()

@@ -301,6 +301,7 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
     if problems:
         return None, problems, warnings
     games57 = set(dataset.games.loc[dataset.games["in_57"].astype(bool), "game_id"])
+    too_few = None
     outside = sorted({r["game_id"] for r in rows} - games57)
     if outside:
         warnings.append(Problem(scores_label, None, "game",
@@ -321,6 +322,7 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
                                     "nothing to do if the protocol is right (it is stored with exclusion "
                                     f"{algorithm['exclusion']})"))
         elif n_games < FIT_MIN_GAMES:
+            too_few = f"{n_games} of the 57 games, fits need {FIT_MIN_GAMES}"
             warnings.append(Problem(scores_label, None, None, f"scores for {n_games} of the 57 games: fits need at "
                                     f"least {FIT_MIN_GAMES}, so the entry is stored but does not enter fits",
                                     "add every game the paper reports"))
@@ -329,7 +331,7 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
     scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
     bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"
     return Merge(source, algorithm, scores, bump, target, planned.seed_scores, planned.budget_scores,
-                 tuple(outside)), [], warnings
+                 tuple(outside), too_few), [], warnings
 
 
 # --- already merged ---------------------------------------------------------------------------------------

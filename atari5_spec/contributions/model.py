@@ -75,6 +75,7 @@ class Merge(NamedTuple):
     seed_scores: list[dict] = []    # rows of data/seed_scores.csv
     budget_scores: list[dict] = []  # rows of data/budget_scores.csv
     outside_games: tuple[str, ...] = ()  # games of the rows outside the 57 (stored, never in fits)
+    too_few_games: str | None = None  # '19 of the 57 games, fits need 40' when the entry has too few for fits
 
     def counts(self) -> str:
         """'57 scores used by fits, 299 per-seed scores and 1495 budget scores'.
@@ -85,7 +86,7 @@ class Merge(NamedTuple):
         """
         fit = sum(1 for r in self.scores if r["use_in_fit"] and r["game_id"] not in self.outside_games)
         outside = sum(1 for r in self.scores if r["game_id"] in self.outside_games)
-        exclusion = (self.algorithm or {}).get("exclusion")
+        exclusion = (self.algorithm or {}).get("exclusion") or self.too_few_games
         games = (f"{fit} per-game scores (kept out of fits: {exclusion})" if exclusion
                  else f"{fit} scores used by fits")
         games += f", {outside} of games outside the 57 (never in fits)" if outside else ""
