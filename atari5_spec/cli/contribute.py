@@ -1,4 +1,4 @@
-"""``atari5-spec contribute check|add|curves``: the command line of atari5_spec.contributions (argparse only, imports on use)."""
+"""``atari5-spec contribute check|report|add|curves``: the command line of atari5_spec.contributions (argparse only, imports on use)."""
 
 from __future__ import annotations
 
@@ -102,8 +102,9 @@ def add_contribution_commands(commands) -> None:
     p = commands.add_parser(
         "contribute", help="check a submitted result (contributions/<id>/) or merge it into data/",
         description="Results are contributed by pull request as contributions/<algorithm-id>/ with metadata.yaml "
-                    "and scores.csv (copy contributions/_template). 'check' lists every problem; 'add' merges a "
-                    "clean submission into data/ append-only and bumps the data package version.")
+                    "and scores.csv (copy contributions/_template). 'check' lists every problem; 'report' reviews the "
+                    "submissions a pull request changes (the bot's comment); 'add' merges a clean submission into "
+                    "data/ append-only and bumps the data package version.")
     actions = p.add_subparsers(dest="contribute_action", metavar="ACTION")
     actions.required = True
 
