@@ -5,7 +5,9 @@ The public API is small and usable from a notebook:
 >>> import atari5_spec
 >>> data = atari5_spec.load()                          # tidy pandas frames
 >>> problems = atari5_spec.validate()                  # [] when the package is valid
->>> result = atari5_spec.score({"battle_zone": 30000, "double_dunk": 0, ...})
+>>> result = atari5_spec.score({"battle_zone": 30000, "double_dunk": 0, ...})  # or a Series / DataFrame
+>>> runs = atari5_spec.human_normalised_runs("dreamerv3")   # runs x games fractions, rliable's shape
+>>> atari5_spec.aggregate({"DreamerV3": runs.scores}).to_frame()  # IQM, median, mean, gap with intervals
 
 Heavy modules (pandas, frictionless, pandera) are imported on first use, so
 that the command line starts quickly. No public name is also the name of a
@@ -23,9 +25,15 @@ _LAZY = {
     "validate": ("data.validation", "validate_package"),
     "score": ("scoring.estimate", "score"),
     "relative_score": ("scoring.estimate", "relative_score"),
+    "relative_scores": ("scoring.estimate", "relative_scores"),
     "predict": ("scoring.prediction", "predict"),
     "leaderboard": ("scoring.ranking", "leaderboard"),
     "verify": ("method.verification", "verify"),
+    "aggregate": ("analyses.agent_runs", "aggregate"),
+    "human_normalised_runs": ("analyses.agent_runs", "human_normalised_runs"),
+    "Signature": ("scoring.signature", "Signature"),
+    "parse_signature": ("scoring.signature", "parse_signature"),
+    "check_signature": ("scoring.signature_check", "check_signature"),
 }
 
 __all__ = ["__version__", *_LAZY]

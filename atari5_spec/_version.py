@@ -1,3 +1,10 @@
-"""The code version: one leaf module every layer may import (it imports nothing)."""
+"""The code version and its release date: one leaf module every layer may import (it imports nothing).
 
-__version__ = "0.1.0"
+The code version (semantic versioning of the Python API, the command line and
+the signature format) is independent of the data package version
+(datapackage.json ``version``), which moves with every data change; README
+"Versioning" has the rule.
+"""
+
+__version__ = "1.0.0"
+__release_date__ = "2026-11-23"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuild data/, the refit version and the calibrations, in the order they were made.
 # Usage: scripts/rebuild_data.sh UPSTREAM_ATARI5_DIR UPSTREAM_2023_DIR PACKAGE_DIR [UPSTREAM_2026_DIR]
-# UPSTREAM_2026_DIR (data 1.11.0-1.20.0, issue 20): bbf/ and slm-lab/ as ../shared/upstream-2026 holds them,
+# UPSTREAM_2026_DIR (data 1.12.0-1.21.0, issue 20): bbf/ and slm-lab/ as ../shared/upstream-2026 holds them,
 # chainerrl/{rainbow,iqn}/README.md and btr/results.csv, the files named in scripts/import_2026.py's docstring
 # (repository@commit:path).
 # PACKAGE_DIR: a copy of the package at data version 0.1.0 (git archive of the 0.1.0 commit) with

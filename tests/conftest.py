@@ -64,10 +64,31 @@ def pytest_addoption(parser):
                      help="also run the tests marked slow (the full run CI uses)")
 
 
+SLOW_REASON = "slow: `pytest --full` runs it (CI does)"
+
+
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--full"):
         return
-    skip = pytest.mark.skip(reason="slow: `pytest --full` runs it (CI does)")
+    skip = pytest.mark.skip(reason=SLOW_REASON)
+    left_out = 0
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+            left_out += 1
+    config.stash[_LEFT_OUT] = left_out
+
+
+_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say why the fast run skips tests, and how to run them (a bare "164 skipped" says neither)."""
+    left_out = config.stash.get(_LEFT_OUT, 0)
+    other = sum(1 for report in terminalreporter.stats.get("skipped", [])
+                if not (isinstance(report.longrepr, tuple) and report.longrepr[2].endswith(SLOW_REASON)))
+    if left_out:
+        terminalreporter.write_line(
+            f"fast run: {left_out} slow tests left out (each takes seconds: whole-package validation, verify with "
+            f"the search, the report, Dask, nested cross-validation); `pytest --full` runs them, as CI does"
+            + (f"; {other} other skipped test(s) say why with `pytest -rs`" if other else ""))

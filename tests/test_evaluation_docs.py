@@ -84,8 +84,67 @@ def test_readme_accuracy_figures_are_the_pinned_errors():
     held = [r for r in rows.values() if r["kind"] == "held-out"]
     ratios = sorted(float(r["ratio"]) for r in held)
     error = relative_error_percent([float(r["log_error"]) for r in held])
-    covered, n = calibration.coverage("Atari-5", 0.95)
     flat = " ".join(text.split())
     assert f"misses by {error:.0f}% on average, from {ratios[0]:.2f}x to {ratios[-1]:.2f}x" in flat
-    assert f"held the true median for {covered} of the {n} held-out agents ({covered / n:.1%}" in flat
+    n = len(held)
     assert f"| {n} | {error:.1f}% | {ratios[0]:.2f}-{ratios[-1]:.2f} |" in text
+
+
+def test_generated_accuracy_blocks_are_current():
+    """docs/out-of-sample.md (designs, intervals) and README.md (accuracy) are what the generator writes from the
+    pinned calibrations: python scripts/update_accuracy_docs.py."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("update_accuracy_docs",
+                                                  Path(__file__).resolve().parents[1] / "scripts" /
+                                                  "update_accuracy_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for path, generated in module.blocks().items():
+        text = path.read_text(encoding="utf-8")
+        for name, content in generated.items():
+            assert block(text, name) == content, f"{path.name} {name}: rerun python scripts/update_accuracy_docs.py"
+
+
+def test_docs_quote_the_measured_in_range_figures():
+    from atari5_spec.method.calibration import conformal_quantile, read_calibration
+
+    calibration = read_calibration(package_root() / "coefficients" / "paper-2023", "in-range")
+    q = conformal_quantile(calibration.errors("Atari-5", estimate=100.0), 0.95)
+    pooled = conformal_quantile(calibration.errors("Atari-5"), 0.95)
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    assert f"q = {q:.3f} in log10(1 + z) instead of {pooled:.3f}" in text
+
+
+def test_docs_prose_figures_are_the_measured_designs():
+    """The figures the prose of docs/out-of-sample.md quotes about the design choice are what the comparison gives."""
+    import pandas as pd
+
+    from atari5_spec.method.calibration import read_calibration
+    from atari5_spec.method.evaluation.designs import pair_designs, pair_error_summary, single_designs
+
+    calibration = read_calibration(package_root() / "coefficients" / "paper-2023", "pooled")
+    rows = pd.DataFrame([r for r in calibration.rows if r["subset"] == "Atari-5"])
+    for column in ("estimate", "true_median", "log_error", "ratio"):
+        rows[column] = pd.to_numeric(rows[column])
+    from atari5_spec.method.evaluation.designs import difficulty
+
+    rows["difficulty"] = difficulty(atari5_spec.load(), "paper-2023", rows)
+    single = single_designs(rows).set_index(["design", "group"])
+    pairs = pair_designs(rows).set_index(["design", "pairs"])
+    shared = pair_error_summary(rows)
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    width = lambda d, g: f"{single.loc[(d, g), 'median_width']:.2f}"  # noqa: E731
+    assert f"(2.15 against {width('pooled', 'in range')} for pooled" in text and width("in-range", "in range") == "2.15"
+    tuned, tuned_held = single.loc[("normalised, b chosen inside", "in range")], single.loc[
+        ("normalised, b chosen inside", "in range, held-out")]
+    assert (f"it covers {int(tuned.covered)}/{int(tuned.n)} ({tuned.covered / tuned.n:.1%}) in range and "
+            f"{int(tuned_held.covered)} of the {int(tuned_held.n)} in-range held-out agents") in text
+    held = single.loc[("in-range", "in range, held-out")]
+    assert f"covered {int(held.covered)} ({held.covered / held.n:.1%}" in text
+    conformal, summed = pairs.loc[("pairs", "all pairs")], pairs.loc[("sum of singles", "all pairs")]
+    assert f"narrower ({conformal.median_width:.2f}) but covers only {conformal.covered / conformal.n:.1%}" in text
+    assert f"covers {summed.covered / summed.n:.1%} at a width of {summed.median_width:.2f}" in text
+    assert (f"median |pair error| {shared['one paper']['median']:.3f} for one paper against "
+            f"{shared['two papers']['median']:.3f} for two") in text
+    assert f"the ratio interval's {pairs.loc[('root-sum-square of singles', 'all pairs'), 'median_width']:.2f}" in text

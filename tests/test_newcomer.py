@@ -110,3 +110,20 @@ def test_papers_are_named_by_authors_and_year_not_by_seed_number(capsys):
         assert not pattern.search(command.format_help()), name
     descriptor = json.loads((REPOSITORY / "datapackage.json").read_text(encoding="utf-8"))
     assert not any(pattern.search(r["name"] + r["path"]) for r in descriptor["resources"])
+
+
+@pytest.mark.slow
+def test_the_fast_run_says_what_it_left_out_and_how_to_run_it(tmp_path):
+    # A fresh pytest on one file with slow tests: the last lines name the count and `pytest --full`.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parent
+    done = subprocess.run([sys.executable, "-m", "pytest", str(tests / "test_public_api.py"), "-q",
+                           "-p", "no:cacheprovider", "--rootdir", str(tests.parent)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:]
+    slow = sum(1 for line in (tests / "test_public_api.py").read_text().splitlines() if "mark.slow" in line)
+    assert slow >= 1
+    assert "slow tests left out" in done.stdout and "`pytest --full` runs them" in done.stdout, done.stdout[-800:]

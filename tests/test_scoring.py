@@ -239,9 +239,10 @@ def test_signature_fields(coefficients, atari5_games):
     fields = result.signature.split("|")
     assert fields[0] == "Atari-5"
     assert fields[1] == f"coef:{coefficients.version}@{coefficients.digest}"
-    assert fields[2] == "norm:agent57-human"  # the paper's Table 12 constants
-    assert fields[3] == "phi:log10p1"
-    assert fields[-1] == f"v:{atari5_spec.__version__}"
+    assert fields[2] == f"cal:{result.prediction_interval.calibration}"  # the pinned errors behind the interval
+    assert fields[3] == "norm:agent57-human"  # the paper's Table 12 constants
+    assert fields[4] == "phi:log10p1"
+    assert fields[-2].startswith("data:") and fields[-1] == f"v:{atari5_spec.__version__}"
 
 
 def test_unknown_version_is_an_input_error():

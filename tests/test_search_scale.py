@@ -230,7 +230,8 @@ def test_the_local_search_needs_no_dask(tmp_path):
     import subprocess
     script = ("import sys; sys.modules['dask'] = sys.modules['distributed'] = None\n"
               "import numpy as np\n"
-              "from atari5_spec import cli, search\n"
+              "from atari5_spec import cli\n"
+              "from atari5_spec.method import search\n"
               "if __name__ == '__main__':\n"
               "    X = np.random.default_rng(0).normal(2, 1, (30, 8))\n"
               "    top = search.top_subsets(X, X.sum(axis=1), range(8), 3, depth=1, processes=2)\n"

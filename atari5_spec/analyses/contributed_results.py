@@ -67,7 +67,8 @@ def contributed_results(dataset, coefficients=None, subset: str = "Atari-5") -> 
 
 def results_markdown(results: list[ContributedResult]) -> str:
     """The README table."""
-    lines = ["| agent | protocol | true median | Atari-5 | ratio |", "|---|---|---:|---:|---:|"]
+    lines = ["| agent | protocol | true median | Atari-5 | ratio (1 + Atari-5) / (1 + true median) |",
+             "|---|---|---:|---:|---:|"]
     lines += [f"| {r.label} | {r.protocol} | {r.true_median:,.1f} | {r.estimate:,.1f} | {r.ratio:.2f} |"
               for r in results]
     return "\n".join(lines) + "\n"

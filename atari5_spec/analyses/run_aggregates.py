@@ -176,6 +176,22 @@ class RunAggregates(NamedTuple):
     confidence: float
     seed: int
 
+    def to_frame(self) -> pd.DataFrame:
+        """Every agent's metrics with their intervals: one row per agent, (metric, estimate|low|high) columns."""
+        table = self.metrics.pivot(index="agent", columns="metric", values=["estimate", "low", "high"])
+        table = table.swaplevel(axis=1).reindex(columns=[(m, part) for m in METRICS
+                                                         for part in ("estimate", "low", "high")])
+        table = table.reindex(list(self.seeds))
+        table[("seeds", "")] = pd.Series(self.seeds)
+        return table
+
+    def __repr__(self) -> str:
+        iqm = self.metrics[self.metrics["metric"] == "iqm"]
+        shown = ", ".join(f"{r.agent}: IQM {r.estimate:.3f} [{r.low:.3f}, {r.high:.3f}]" for r in iqm.itertuples())
+        return (f"RunAggregates({len(self.seeds)} agents x {len(self.games)} games, {self.confidence:.0%} "
+                f"stratified bootstrap, {self.n_resamples} resamples, seed {self.seed}; {shown}; .to_frame() "
+                "for every metric)")
+
 
 def aggregate_runs(scores: dict, games: list, n_resamples: int = 2000, confidence: float = 0.95,
                    seed: int = 0, thresholds=None) -> RunAggregates:

@@ -42,8 +42,15 @@ def _cmd_evaluate(args) -> int:
         from ..method.evaluation.pinning import pin_calibration
 
         for version in versions:
-            path, data_version = pin_calibration(dataset.root, version, update=args.update_calibration)
+            path, data_version = pin_calibration(dataset.root, version, update=args.update_calibration,
+                                                 method=args.calibration_method)
             print(f"wrote {path} (data package {data_version}; recorded in datapackage.json and CHANGELOG.md)")
+        return 0
+    if args.designs:
+        from ..method.evaluation.designs import designs_markdown
+
+        for version in versions:
+            print(designs_markdown(dataset, version, args.subset))
         return 0
     agents = agent_scores(dataset)
     if args.refit_candidates:
@@ -104,6 +111,12 @@ def add_evaluation_commands(commands) -> None:
                         "error (how refit-2026-11 was chosen)")
     p.add_argument("--pin-calibration", action="store_true",
                    help="write calibration/<version>.csv, the errors score's prediction interval uses (once)")
+    p.add_argument("--calibration-method", choices=["pooled", "in-range"], default="pooled",
+                   help="which calibration --pin-calibration writes: pooled = calibration/<version>.csv (the first), "
+                        "in-range = calibration/<version>.in-range.csv (errors marked in range / extrapolation)")
+    p.add_argument("--designs", action="store_true",
+                   help="compare prediction-interval designs by leave-one-paper-out coverage and width, for single "
+                        "agents and pairs (markdown; how the in-range calibration was chosen)")
     p.add_argument("--update-calibration", action="store_true",
                    help="rewrite a pinned calibration with the current data (a versioned data event)")
     p.set_defaults(run=_cmd_evaluate)

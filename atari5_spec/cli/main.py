@@ -31,7 +31,9 @@ def version_text() -> str:
 
     from ..data.datapackage import DESCRIPTOR, package_root
 
-    lines = [f"atari5-spec {__version__} (code)"]
+    from .._version import __release_date__
+
+    lines = [f"atari5-spec {__version__} (code, released {__release_date__})"]
     try:
         root = package_root()
         descriptor = json.loads((root / DESCRIPTOR).read_text(encoding="utf-8"))
@@ -41,6 +43,10 @@ def version_text() -> str:
         default = default_version(root / "coefficients")
         lines += [f"data package {descriptor.get('version', '?')} at {root}",
                   "coefficient versions: " + ", ".join(v + (" (default)" if v == default else "") for v in versions)]
+        data_major, code_major = str(descriptor.get("version", "?")).split(".")[0], __version__.split(".")[0]
+        if data_major != code_major:  # README "Versioning": the code's major version is the data's
+            lines.append(f"warning: atari5-spec {code_major}.x reads data packages {code_major}.x, this one is "
+                         f"{descriptor.get('version', '?')}")
     except (OSError, ValueError, InputError) as error:
         lines.append(f"data package: not readable ({error})")
     return "\n".join(lines)
@@ -62,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .evaluate import add_evaluation_commands
     from .package import add_package_commands
     from .score import add_scoring_commands
+    from .release import add_release_commands
     from .search import add_search_commands
 
     add_package_commands(commands)        # validate, verify, reproduce, fit
@@ -70,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_scoring_commands(commands)        # score, predict, leaderboard
     add_contribution_commands(commands)   # contribute check|add|curves
     add_evaluation_commands(commands)     # evaluate
+    add_release_commands(commands)        # signature check, cite, export
     return parser
 
 

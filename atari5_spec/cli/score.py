@@ -63,7 +63,8 @@ def add_scoring_commands(commands) -> None:
     _add_score_inputs(p, "the five Atari-5 games")
     p.add_argument("--relative-to", metavar="BASELINE", default=None,
                    help="scores file of a baseline run under your own settings: also report your score divided by "
-                        "the baseline's (paper Table 5)")
+                        "the baseline's (paper Table 5; plain ratio of medians), with a prediction interval for the "
+                        "ratio of the two true 57-game medians")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: 0)")
     p.add_argument("--bootstrap", type=int, default=10000, metavar="N",
                    help="bootstrap resamples for the interval over seeds; 0 for none (default: 10000)")
@@ -127,9 +128,25 @@ def _warn(messages) -> None:
 def _prediction_json(interval) -> dict | None:
     if interval is None:
         return None
-    out = interval._asdict()
-    out["interval"] = [interval.low, interval.high]
+    out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in interval._asdict().items()}
+    out["interval"] = [out["low"], out["high"]]
     return out
+
+
+def _seed_covers(interval, prediction) -> str:
+    """What the seed interval covers, or why there is none ('unknown: ...' with one seed)."""
+    from ..scoring.estimate import SEED_ONLY
+
+    if interval:
+        return SEED_ONLY
+    return prediction.seed_part if prediction is not None else "unknown: no seed interval"
+
+
+def _pi_text(pi, estimate=None) -> str:
+    """'95% prediction interval for the 57-game median 60.1 to 250.3 (in range)'."""
+    where = {"in range": "in range", "extrapolation": "EXTRAPOLATION: estimate below the range"}.get(pi.range)
+    return (f"{pi.level * 100:g}% prediction interval for the 57-game median {_number(pi.low)} to "
+            f"{_number(pi.high)}" + (f" ({where})" if where else ""))
 
 
 def _score_json(result, names: dict[str, str], relative=None, baseline_source: str | None = None) -> dict:
@@ -140,6 +157,7 @@ def _score_json(result, names: dict[str, str], relative=None, baseline_source: s
         "estimate": result.estimate,
         "prediction_interval": _prediction_json(result.prediction_interval),
         "seed_interval": list(result.interval) if result.interval else None,
+        "seed_interval_covers": _seed_covers(result.interval, result.prediction_interval),
         "interval": list(result.interval) if result.interval else None,
         "interval_is": "the seed interval (deprecated name; use seed_interval)",
         "confidence": result.bootstrap.confidence if result.bootstrap else None,
@@ -154,6 +172,7 @@ def _score_json(result, names: dict[str, str], relative=None, baseline_source: s
         "bootstrap": result.bootstrap._asdict() if result.bootstrap else None,
         "other_subsets": [{"subset": s.subset, "games": list(s.games), "estimate": s.estimate,
                            "seed_interval": list(s.interval) if s.interval else None,
+                           "seed_interval_covers": _seed_covers(s.interval, s.prediction_interval),
                            "prediction_interval": _prediction_json(s.prediction_interval), "signature": s.signature,
                            "rel_err_percent": s.rel_err_percent} for s in result.other_subsets],
         "not_computable": [{"subset": name, "missing": list(missing)}
@@ -162,9 +181,18 @@ def _score_json(result, names: dict[str, str], relative=None, baseline_source: s
         "notes": list(result.notes),
     }
     if relative is not None:
+        from ..scoring.estimate import RATIO_DEFINITION, SEED_ONLY
+
+        ratio_pi = relative.prediction_interval
         out["relative"] = {"baseline": baseline_source, "baseline_estimate": relative.baseline.estimate,
                            "baseline_signature": relative.baseline.signature, "ratio": relative.ratio,
+                           "ratio_definition": RATIO_DEFINITION,
+                           "prediction_interval": _prediction_json(ratio_pi),
+                           "baseline_prediction_interval": _prediction_json(relative.baseline.prediction_interval),
                            "interval": list(relative.interval) if relative.interval else None,
+                           "interval_covers": (SEED_ONLY if relative.interval else
+                                               "unknown: no seed interval for the ratio (a single seed for some game "
+                                               "of either agent, or no bootstrap)"),
                            "signature": relative.signature}
     return out
 
@@ -177,13 +205,16 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
         pi = result.prediction_interval
         if pi is not None:
             lines.append(f"  prediction interval ({pi.level * 100:g}%): {_number(pi.low)} to {_number(pi.high)}: where "
-                         "the 57-game median lies, with the model's out-of-sample error")
+                         "the 57-game median lies, with the model's out-of-sample error"
+                         + {"in range": " (in range: estimate at or above 40)",
+                            "extrapolation": " (EXTRAPOLATION: estimate below 40, where the model was not fitted)"}.get(
+                             pi.range, ""))
             lines.append(f"    calibrated on {pi.n_errors} out-of-sample errors ({pi.calibration}); measured "
                          f"coverage: {pi.coverage}")
             lines.append(f"    seed part: {pi.seed_part}")
         if result.interval:
             b = result.bootstrap
-            lines.append(f"  seed interval ({b.confidence * 100:g}%): {_number(result.interval[0])} to "
+            lines.append(f"  seed-only interval ({b.confidence * 100:g}%): {_number(result.interval[0])} to "
                          f"{_number(result.interval[1])}: seed-to-seed variation only, NOT where the 57-game median "
                          f"lies ({b.n_resamples:,} bootstrap resamples, seed {b.seed}; each game's seeds resampled "
                          "with replacement, independently per game)")
@@ -199,10 +230,14 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
         lines.append(f"  {names.get(g, g):<20} {_number(result.raw_means[g], 2):>14} {result.n_seeds[g]:>6} "
                      f"{_number(result.normalised[g]):>11}%")
     if result.other_subsets:
-        lines += ["", "Other subsets from these games:"]
+        lines += ["", "Other subsets from these games (estimate; where the 57-game median lies; seed part):"]
         for s in result.other_subsets:
-            extra = f"  ({_interval_text(s.interval, result.bootstrap.confidence)})" if s.interval else ""
-            lines.append(f"  {s.subset:<12} {_number(s.estimate):>10}{extra}   {s.signature}")
+            pi = s.prediction_interval
+            lines.append(f"  {s.subset:<12} {_number(s.estimate):>10}   "
+                         + (_pi_text(pi) if pi else "no prediction interval (no calibration)"))
+            seed = (f"seed-only {_interval_text(s.interval, result.bootstrap.confidence)} (seed noise only)"
+                    if s.interval else "seed part " + _seed_covers(None, pi).split(":")[0])
+            lines.append(f"  {'':<12} {'':>10}   {seed}   {s.signature}")
     missing = {k: v for k, v in result.not_computable.items() if k != result.subset}
     if missing:
         lines += ["", "Not computable (games not given):"]
@@ -210,9 +245,9 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
     lines += [f"note: {note}" for note in result.notes]
     if result.signature:
         pi = result.prediction_interval
-        ci = (f" ({pi.level * 100:g}% prediction interval {_number(pi.low)} to {_number(pi.high)}, calibration "
-              f"{pi.calibration})" if pi else "")
-        lines += ["", "Paste this line in your paper (the signature pins coefficients, constants and method):",
+        ci = f" ({pi.level * 100:g}% prediction interval {_number(pi.low)} to {_number(pi.high)})" if pi else ""
+        lines += ["", "Paste this line in your paper (the signature pins coefficients, calibration, constants and "
+                  "method; `atari5-spec signature check` verifies it):",
                   f"  {result.subset} score {_number(result.estimate)}{ci}  [{result.signature}]",
                   f"Compare {result.subset} scores only with {result.subset} scores (see `atari5-spec leaderboard`), "
                   "never with 57-game medians (paper section 8)."]
@@ -224,11 +259,24 @@ def _relative_text(relative, baseline_source: str) -> list[str]:
     if relative.ratio is None:
         return ["", f"Relative to {baseline_source}: not computable, the baseline lacks "
                 + ", ".join(relative.baseline.not_computable.get(subset, ()))]
-    lines = ["", f"Relative to the baseline ({baseline_source}): {relative.ratio:.3f}"
-             + (f"  ({_interval_text(relative.interval, relative.agent.bootstrap.confidence, 3)})"
-                if relative.interval else ""),
-             f"  your {subset} {_number(relative.agent.estimate)} / baseline {subset} "
-             f"{_number(relative.baseline.estimate)}, same coefficients and settings (paper Table 5)",
+    from ..scoring.estimate import RATIO_DEFINITION
+
+    ratio_pi = relative.prediction_interval
+    lines = ["", f"Relative to the baseline ({baseline_source}): {relative.ratio:.3f}",
+             f"  ratio = {RATIO_DEFINITION}"]
+    if ratio_pi is not None:
+        lines += [f"  {ratio_pi.level * 100:g}% prediction interval for the ratio of the true 57-game medians: "
+                  f"{ratio_pi.low:.3f} to {ratio_pi.high:.3f}: {ratio_pi.statement}",
+                  f"    measured coverage: {ratio_pi.coverage}", f"    seed part: {ratio_pi.seed_part}"]
+    else:
+        lines.append("  no prediction interval for the ratio (no calibration, or an estimate at or below 0)")
+    if relative.interval:
+        lines.append(f"  seed-only {_interval_text(relative.interval, relative.agent.bootstrap.confidence, 3)} "
+                     "(seed noise only, NOT where the ratio of the 57-game medians lies)")
+    bpi = relative.baseline.prediction_interval
+    lines += [f"  your {subset} {_number(relative.agent.estimate)} / baseline {subset} "
+              f"{_number(relative.baseline.estimate)}, same coefficients and settings (paper Table 5)"
+              + (f"; baseline {_pi_text(bpi)}" if bpi else ""),
              f"  baseline signature: {relative.baseline.signature}",
              f"  ratio signature:    {relative.signature}"]
     return lines

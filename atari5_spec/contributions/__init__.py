@@ -16,7 +16,7 @@ warnings a reviewer should read; :func:`add_submission` merges a clean
 submission: new rows are appended to data/sources.csv, data/algorithms.csv and
 data/scores.csv (existing bytes untouched), datapackage.json gets the new
 hashes and a version bump (new data: minor; corrections only: patch) and
-CHANGELOG.md an entry, all through :func:`atari5_spec.versioning.apply_changes`,
+CHANGELOG.md an entry, all through :func:`atari5_spec.data.versioning.apply_changes`,
 so that on any error nothing changes.
 
 Decisions (documented in CONTRIBUTING.md):
@@ -40,7 +40,11 @@ Where things are (one module per idea):
 * merging it: :mod:`.merging` (appending rows, all files or none);
 * reviewing a pull request: :mod:`.report` (per changed submission its problems, or what it adds, its Atari-5
   estimate against its 57-game median and its rank; the text the pull-request bot posts);
-* :mod:`.model`: the limits and the records passed between them.
+* :mod:`.model`: the limits and the records passed between them;
+* learning curves to rows by one stated rule: :mod:`.curves`.
+
+Layer 4 (beside ``analyses``). May import: ``atari5_spec.data``, ``atari5_spec.method``
+and ``atari5_spec.scoring`` (the score-cell parser). Not ``analyses`` or ``cli``.
 """
 
 # Every public name of the former single module stays importable from here.

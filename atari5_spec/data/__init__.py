@@ -5,8 +5,9 @@ against the Table Schemas (``validation``), the one path policy and the input
 limits (``paths``, ``limits``), atomic writing (``writing``), versioned
 all-or-nothing changes (``versioning``), game and algorithm ids (``ids``),
 verbatim source values (``rawvalues``), training budgets (``frames``), the
-paper's published tables (``published``) and the user-facing error type
-(``errors``).
+paper's published tables (``published``), the release artefact (``export``:
+the package as a folder and a byte-reproducible zip) and the user-facing
+error type (``errors``).
 
 May import: nothing else of atari5_spec (only ``atari5_spec._version``).
 Everything above may import it.

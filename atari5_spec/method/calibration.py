@@ -8,50 +8,127 @@ scored with the version's formula; the version's own training agents by
 leave-one-paper-out refits), made by ``atari5-spec evaluate --pin-calibration``
 and recomputed by ``atari5-spec verify``.
 
-The interval at level ``1 - a`` is split-conformal on absolute errors: with
-``n`` errors, ``q`` is the ``ceil((n + 1)(1 - a))``-th smallest ``|error|``, and
-the interval is ``phi^-1(phi(estimate) -+ q)``. When the agent has several seeds
-per game, the seed bootstrap interval (at the same level) is widened by ``q``
-on both sides in log space: adding the two half-widths is conservative, and
-needs no assumption about how seed noise and model error combine.
+A *calibration* is pinned errors plus the rule that turns them into an
+interval. Two rules exist, each with its own pinned file:
+
+* ``pooled`` (``calibration/<version>.csv``, the first one): split-conformal
+  on every absolute error of the subset; the seed interval, when there is
+  one, widened by that quantile on both sides (the two half-widths added).
+* ``in-range`` (``calibration/<version>.in-range.csv``, the default when it is
+  pinned): the same errors, each marked ``in range`` (estimate at or above the
+  inclusion rule's median of 40, where the model was fitted) or
+  ``extrapolation``. An estimate in range is calibrated on the in-range errors
+  only; an estimate below it is labelled extrapolation and calibrated on every
+  error (below the range there are too few errors for a 95% quantile of their
+  own). The model part and the seed part are combined per side as the root of
+  the sum of squares of their log half-widths (independent errors: variances
+  add; tested by simulation in tests/test_intervals.py).
+
+Split-conformal: with ``n`` errors, ``q`` is the ``ceil((n + 1)(1 - a))``-th
+smallest ``|error|``, and the interval is ``phi^-1(phi(estimate) -+ q)``.
+
+The ratio of two agents' 57-game medians (``relative_score``) gets the
+interval ratio-of-estimates x 10^(-+ sqrt(ha^2 + hb^2)), ha and hb the two
+agents' own half-widths (model and seed part), per side. Its coverage is
+measured on pairs of agents from two different papers (each half-width
+calibrated without its own paper). Chosen by measurement over a conformal
+quantile of pair errors (narrower, but 93.9% coverage at 95%) and the sum of
+the two half-widths (99.8%, much wider); pairs from one paper do not share
+their error in the pinned data, so no narrower interval is used for them
+(docs/out-of-sample.md, ``atari5-spec evaluate --designs``).
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import math
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
 __all__ = ["Calibration", "CALIBRATION_COLUMNS", "read_calibration", "calibration_path", "conformal_quantile",
-           "prediction_interval", "sticky_from_game_ids", "CALIBRATION_METHOD"]
+           "prediction_interval", "sticky_from_game_ids", "CALIBRATION_METHOD", "CALIBRATION_METHODS",
+           "IN_RANGE_MIN", "combine_half_widths", "ratio_summary", "RatioSummary", "t_quantile"]
 
 CALIBRATION_COLUMNS = ["subset", "agent", "algorithm_id", "paper", "kind", "budget", "sticky", "regime",
                        "estimate", "true_median", "log_error", "ratio"]
-CALIBRATION_METHOD = ("split-conformal on |phi(true median) - phi(estimate)| of agents the version did not see "
-                      "(held-out agents; training agents by leave-one-paper-out); the seed bootstrap interval, "
-                      "when there is one, is widened by that quantile on both sides in log space")
+IN_RANGE_MIN = 40.0  # the paper's inclusion rule (a true median above 40), applied to the estimate
+# calibration method -> (file suffix, what the interval is); the first pinned one is the default
+CALIBRATION_METHODS = {
+    "in-range": (".in-range", "split-conformal on |phi(true median) - phi(estimate)| of agents the version did not "
+                 "see (held-out agents; training agents by leave-one-paper-out), in range (estimate >= 40) on the "
+                 "in-range errors only, below it (extrapolation) on every error; the seed part combined with the "
+                 "model part as the root of the sum of squares of their log half-widths, per side"),
+    "pooled": ("", "split-conformal on |phi(true median) - phi(estimate)| of agents the version did not see "
+               "(held-out agents; training agents by leave-one-paper-out); the seed bootstrap interval, when there "
+               "is one, is widened by that quantile on both sides in log space"),
+}
+CALIBRATION_METHOD = CALIBRATION_METHODS["pooled"][1]  # the first calibration's rule (kept for old callers)
+IN_RANGE_COLUMNS = CALIBRATION_COLUMNS + ["range"]
 
 
 class Calibration(NamedTuple):
-    """The pinned out-of-sample errors of one version: per subset, the rows of calibration/<version>.csv."""
+    """The pinned out-of-sample errors of one version: per subset, the rows of its calibration file."""
 
     version: str
     rows: tuple[dict, ...]
     digest: str  # first 8 hex digits of the file's sha256
+    method: str = "pooled"
 
-    def errors(self, subset: str, exclude_paper: str | None = None) -> list[float]:
-        return [float(r["log_error"]) for r in self.rows
-                if r["subset"] == subset and (exclude_paper is None or r["paper"] != exclude_paper)]
+    @property
+    def name(self) -> str:
+        """The calibration's name: the version, plus the method when it is not the first (pooled) one."""
+        return self.version + CALIBRATION_METHODS[self.method][0]
 
-    def coverage(self, subset: str, level: float, kind: str = "held-out") -> tuple[int, int]:
-        """(covered, n): agents of ``kind`` whose true median falls in the interval calibrated on the other
-        papers' errors (leave-one-paper-out), around the point estimate."""
-        rows = [r for r in self.rows if r["subset"] == subset and r["kind"] == kind]
-        covered = sum(abs(float(r["log_error"])) <= conformal_quantile(self.errors(subset, r["paper"]), level)
-                      for r in rows)
+    @property
+    def rule(self) -> str:
+        return CALIBRATION_METHODS[self.method][1]
+
+    def group(self, estimate: float) -> str:
+        """'in range' or 'extrapolation' (in-range method), 'pooled' otherwise."""
+        if self.method == "pooled":
+            return "pooled"
+        return "in range" if estimate >= IN_RANGE_MIN else "extrapolation"
+
+    def _rows(self, subset: str, estimate: float | None = None, exclude_papers: Sequence[str] = ()) -> list[dict]:
+        rows = [r for r in self.rows if r["subset"] == subset and r["paper"] not in exclude_papers]
+        if estimate is not None and self.group(estimate) == "in range":
+            rows = [r for r in rows if float(r["estimate"]) >= IN_RANGE_MIN]
+        return rows
+
+    def errors(self, subset: str, exclude_paper: str | None = None, estimate: float | None = None) -> list[float]:
+        """The errors that calibrate an interval around ``estimate`` (every error of the subset when None)."""
+        excluded = () if exclude_paper is None else (exclude_paper,)
+        return [float(r["log_error"]) for r in self._rows(subset, estimate, excluded)]
+
+    def coverage(self, subset: str, level: float, kind: str | None = "held-out", group: str | None = None
+                 ) -> tuple[int, int]:
+        """(covered, n): agents of ``kind`` (None: every kind), in ``group`` ('in range', 'extrapolation';
+        None: all), whose true median falls in the interval calibrated on the other papers' errors
+        (leave-one-paper-out), around the point estimate."""
+        rows = [r for r in self.rows if r["subset"] == subset and (kind is None or r["kind"] == kind)
+                and (group is None or self.group(float(r["estimate"])) == group)]
+        covered = sum(abs(float(r["log_error"])) <= conformal_quantile(
+            self.errors(subset, r["paper"], float(r["estimate"])), level) for r in rows)
         return covered, len(rows)
+
+    def pair_coverage(self, subset: str, level: float) -> tuple[int, int]:
+        """(covered, n pairs): over every pair of in-range agents from two different papers, how often the ratio
+        interval (root-sum-square of the two single half-widths, each calibrated without its own paper) holds
+        the plain ratio of their true medians."""
+        rows = [r for r in self.rows if r["subset"] == subset and float(r["true_median"]) > 0
+                and float(r["estimate"]) >= IN_RANGE_MIN]
+        quantile = {p: conformal_quantile(self.errors(subset, p, IN_RANGE_MIN), level) for p in {r["paper"] for r in rows}}
+        error = [math.log10(float(r["true_median"])) - math.log10(float(r["estimate"])) for r in rows]
+        covered = n = 0
+        for i in range(len(rows)):
+            for j in range(i + 1, len(rows)):
+                if rows[i]["paper"] != rows[j]["paper"]:
+                    n += 1
+                    covered += abs(error[i] - error[j]) <= math.hypot(quantile[rows[i]["paper"]],
+                                                                      quantile[rows[j]["paper"]])
+        return covered, n
 
     def training_protocols(self, subset: str) -> dict[str, int]:
         """How many of the version's training agents (with the subset's games) are sticky, not, not stated."""
@@ -61,37 +138,125 @@ class Calibration(NamedTuple):
                 counts[r["sticky"]] = counts.get(r["sticky"], 0) + 1
         return counts
 
-    def budget_shift(self, subset: str, frames: float) -> tuple[int, float, float, float] | None:
+    def budget_shift(self, subset: str, frames: float) -> "RatioSummary | None":
         """Like :meth:`shift`, over held-out agents at the same training budget."""
-        return _ratio_summary([float(r["ratio"]) for r in self.rows if r["subset"] == subset and
-                               r["kind"] == "held-out" and r["budget"] and float(r["budget"]) == float(frames)])
+        return ratio_summary([(float(r["ratio"]), r["paper"]) for r in self.rows if r["subset"] == subset and
+                              r["kind"] == "held-out" and r["budget"] and float(r["budget"]) == float(frames)])
 
-    def shift(self, subset: str, sticky: str) -> tuple[int, float, float, float] | None:
-        """(n, geometric mean, lowest, highest) of (1 + estimate) / (1 + true median) over held-out agents of
-        one sticky-action group ('sticky', 'no sticky', 'not stated')."""
-        return _ratio_summary([float(r["ratio"]) for r in self.rows
-                               if r["subset"] == subset and r["sticky"] == sticky and r["kind"] == "held-out"])
+    def shift(self, subset: str, sticky: str) -> "RatioSummary | None":
+        """The ratio (1 + estimate) / (1 + true median) over held-out agents of one sticky-action group
+        ('sticky', 'no sticky', 'not stated'): see :class:`RatioSummary`."""
+        return ratio_summary([(float(r["ratio"]), r["paper"]) for r in self.rows
+                              if r["subset"] == subset and r["sticky"] == sticky and r["kind"] == "held-out"])
 
 
-def _ratio_summary(ratios: list[float]) -> tuple[int, float, float, float] | None:
-    """(n, geometric mean, lowest, highest) of ratios, None for none."""
+# two-sided 95% quantiles of Student's t (degrees of freedom 1-30); beyond 30, the normal's 1.96 (within 2%)
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def t_quantile(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (the 95% two-sided multiplier)."""
+    return _T975[df - 1] if df <= len(_T975) else 1.96
+
+
+class RatioSummary(NamedTuple):
+    """Measured ratios (1 + estimate) / (1 + true median) of a group of agents, and what they can tell.
+
+    The interval is for the group's geometric-mean ratio, over *papers*: each paper's agents are averaged
+    first (agents of one paper share their protocol and are not independent), then a t interval at 95% over
+    the paper means. With one paper there is no interval and no direction.
+    """
+
+    n: int            # agents
+    n_papers: int
+    mean: float       # geometric mean over agents
+    low: float        # lowest agent's ratio
+    high: float
+    mean_low: float | None   # 95% interval of the geometric mean over papers (None: one paper)
+    mean_high: float | None
+
+    @property
+    def direction(self) -> str:
+        """'over-estimated', 'under-estimated', or 'cannot tell' (the interval holds 1, or there is none)."""
+        if self.mean_low is None or self.mean_low <= 1.0 <= self.mean_high:
+            return "cannot tell"
+        return "over-estimated" if self.mean_low > 1.0 else "under-estimated"
+
+    def text(self, who: str) -> str:
+        """One sentence: n, papers, range, the interval, and the direction only when the interval supports it."""
+        base = (f"on {self.n} held-out agent{'s' if self.n != 1 else ''} {who} ({self.n_papers} paper"
+                f"{'s' if self.n_papers != 1 else ''}), (1 + estimate) / (1 + true median) was {self.low:.2f}-"
+                f"{self.high:.2f} (geometric mean {self.mean:.2f}")
+        if self.mean_low is None:
+            return base + "); all from one paper, so the data cannot tell whether such agents are over- or " \
+                          "under-estimated"
+        base += f", 95% interval over papers {self.mean_low:.2f}-{self.mean_high:.2f})"
+        if self.direction == "cannot tell":
+            return base + "; the interval holds 1, so the data cannot tell whether such agents are over- or " \
+                          "under-estimated"
+        return base + f"; such agents tend to be {self.direction}"
+
+
+def ratio_summary(ratios: Sequence[tuple[float, str]]) -> RatioSummary | None:
+    """:class:`RatioSummary` of (ratio, paper) pairs, None for none."""
     if not ratios:
         return None
-    return len(ratios), math.exp(sum(math.log(x) for x in ratios) / len(ratios)), min(ratios), max(ratios)
+    logs = [math.log(r) for r, _ in ratios]
+    by_paper: dict[str, list[float]] = {}
+    for (r, paper), x in zip(ratios, logs):
+        by_paper.setdefault(paper, []).append(x)
+    means = [sum(v) / len(v) for _, v in sorted(by_paper.items())]
+    low = high = None
+    if len(means) >= 2:
+        centre = sum(means) / len(means)
+        spread = math.sqrt(sum((m - centre) ** 2 for m in means) / (len(means) - 1))
+        half = t_quantile(len(means) - 1) * spread / math.sqrt(len(means))
+        low, high = math.exp(centre - half), math.exp(centre + half)
+    values = [r for r, _ in ratios]
+    return RatioSummary(len(ratios), len(means), math.exp(sum(logs) / len(logs)), min(values), max(values), low, high)
 
-def calibration_path(coefficients_path: Path) -> Path:
-    """calibration/<version>.csv beside coefficients/ (the version directory's grand-parent is the package)."""
-    return Path(coefficients_path).parent.parent / "calibration" / f"{Path(coefficients_path).name}.csv"
+
+def calibration_path(coefficients_path: Path, method: str = "pooled") -> Path:
+    """calibration/<version><suffix>.csv beside coefficients/ (the version directory's grand-parent is the
+    package)."""
+    return (Path(coefficients_path).parent.parent / "calibration"
+            / f"{Path(coefficients_path).name}{CALIBRATION_METHODS[method][0]}.csv")
 
 
-def read_calibration(coefficients_path: Path) -> Calibration | None:
-    """The pinned calibration of the version at ``coefficients_path``, or None when it has none."""
-    path = calibration_path(coefficients_path)
-    if not path.is_file():
+def _pinned_hash(root: Path, relative: str) -> str | None:
+    """The sha256 datapackage.json records for a file, or None when it is not listed."""
+    try:
+        descriptor = json.loads((root / "datapackage.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
-    data = path.read_bytes()
-    rows = tuple(csv.DictReader(data.decode("utf-8").splitlines()))
-    return Calibration(Path(coefficients_path).name, rows, hashlib.sha256(data).hexdigest()[:8])
+    for resource in descriptor.get("resources", []):
+        if resource.get("path") == relative:
+            return str(resource.get("hash", "")).removeprefix("sha256:") or None
+    return None
+
+
+def read_calibration(coefficients_path: Path, method: str | None = None) -> Calibration | None:
+    """The calibration of the version at ``coefficients_path``, or None when it has none.
+
+    ``method`` None: the first method of CALIBRATION_METHODS whose file is *pinned* (listed in datapackage.json
+    with the file's sha256; ``atari5-spec verify`` recomputes its rows from the data), else the pooled file
+    as it is (old packages without a hash). A named method is read as it is.
+    """
+    if method is not None:
+        path = calibration_path(coefficients_path, method)
+        if not path.is_file():
+            return None
+        data = path.read_bytes()
+        rows = tuple(csv.DictReader(data.decode("utf-8").splitlines()))
+        return Calibration(Path(coefficients_path).name, rows, hashlib.sha256(data).hexdigest()[:8], method)
+    root = Path(coefficients_path).parent.parent
+    for name in CALIBRATION_METHODS:
+        path = calibration_path(coefficients_path, name)
+        if path.is_file() and _pinned_hash(root, f"calibration/{path.name}") == hashlib.sha256(
+                path.read_bytes()).hexdigest():
+            return read_calibration(coefficients_path, name)
+    return read_calibration(coefficients_path, "pooled")
 
 
 def conformal_quantile(errors: Sequence[float], level: float) -> float:
@@ -101,14 +266,27 @@ def conformal_quantile(errors: Sequence[float], level: float) -> float:
     return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
 
 
-def prediction_interval(log_low: float, log_high: float, errors: Sequence[float], level: float
-                        ) -> tuple[float, float, float]:
+def prediction_interval(log_low: float, log_high: float, errors: Sequence[float], level: float,
+                        log_estimate: float | None = None) -> tuple[float, float, float]:
     """(low, high, q): the interval for the 57-game median from a log-space interval of the estimate
-    (a point: log_low == log_high) and the out-of-sample errors."""
+    (a point: log_low == log_high) and the out-of-sample errors.
+
+    Without ``log_estimate`` the seed interval is widened by q on both sides (the pooled rule: half-widths
+    added); with it, each side's half-width is :func:`combine_half_widths` of q and the seed part."""
     q = conformal_quantile(errors, level)
-    low = 10.0 ** (log_low - q) - 1.0 if math.isfinite(q) else -math.inf
-    high = 10.0 ** (log_high + q) - 1.0 if math.isfinite(q) else math.inf
-    return low, high, q
+    if not math.isfinite(q):
+        return -math.inf, math.inf, q
+    if log_estimate is None:
+        return 10.0 ** (log_low - q) - 1.0, 10.0 ** (log_high + q) - 1.0, q
+    below = combine_half_widths(q, log_estimate - log_low)
+    above = combine_half_widths(q, log_high - log_estimate)
+    return 10.0 ** (log_estimate - below) - 1.0, 10.0 ** (log_estimate + above) - 1.0, q
+
+
+def combine_half_widths(model: float, seed: float) -> float:
+    """sqrt(model^2 + seed^2): the half-width of the sum of two independent errors from the half-widths of each
+    at the same level (exact for normal errors; tests/test_intervals.py measures it on the pinned errors)."""
+    return math.hypot(model, max(seed, 0.0))
 
 
 def sticky_from_game_ids(names: Mapping[str, str] | Sequence[str]) -> tuple[float | None, str | None]:

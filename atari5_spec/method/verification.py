@@ -220,8 +220,11 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
         for name in coef.read_index(coefficients_dir)["versions"]:
             version_checks, pinned = verify_version(dataset, name, coefficients_dir, root)
             checks += version_checks
-            if (root / "calibration" / f"{name}.csv").is_file():
-                checks.append(check_calibration(dataset, name))
+            from .evaluation.pinning import calibration_names
+
+            for calibration in calibration_names(name).values():  # every pinned calibration of the version
+                if (root / "calibration" / f"{calibration}.csv").is_file():
+                    checks.append(check_calibration(dataset, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
     if validate:

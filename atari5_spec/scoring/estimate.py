@@ -17,9 +17,12 @@ the same interval. That *seed interval* covers seed-to-seed variation only.
 
 The *prediction interval* is where the agent's 57-game median itself lies: it
 adds the model's out-of-sample error, measured on agents the version never saw
-and pinned in calibration/<version>.csv (see :mod:`atari5_spec.calibration`),
-and states its measured coverage. With one seed per game the seed part is
-unknown, with two it is unreliable; the result says so.
+and pinned in calibration/<version>[.in-range].csv (see
+:mod:`atari5_spec.method.calibration`: in range, estimate >= 40, calibrated on
+the in-range errors; below it labelled extrapolation), and states its measured
+coverage. With one seed per game the seed part is unknown, with two it is
+unreliable; the result says so. :func:`relative_score` adds an interval for
+the plain ratio of two agents' true 57-game medians.
 
 The protocol of the agent's runs (sticky actions, training frames; from
 options or from the game ids) is compared with the version's training data,
@@ -39,24 +42,24 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
-from .._version import __version__
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.ids import game_aliases, game_key
-from ..method.calibration import Calibration, prediction_interval, read_calibration, sticky_from_game_ids
+from ..method.calibration import (Calibration, combine_half_widths, prediction_interval, read_calibration,
+                                  sticky_from_game_ids)
 from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from .input import Observation, group_runs, observations_from_object
+from .signature import TRANSFORM_LABEL, Signature, parse_signature, signature
 
-__all__ = ["score", "relative_score", "ScoreResult", "SubsetScore", "RelativeResult", "BootstrapSettings",
-           "PredictionInterval", "ProtocolCheck", "protocol_check", "stated_protocol",
-           "signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
+__all__ = ["score", "relative_score", "relative_scores", "ScoreResult", "SubsetScore", "RelativeResult", "BootstrapSettings",
+           "PredictionInterval", "RatioInterval", "RATIO_DEFINITION", "SEED_ONLY", "ProtocolCheck", "protocol_check", "stated_protocol",
+           "signature", "Signature", "parse_signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
            "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD"]
 
 # The subsets reported beside the requested one (DQN-7 is the paper's weak
 # baseline: computed only when asked for by name).
 REPORTED_SUBSETS = ("Atari-1", "Atari-3", "Atari-5", "Atari-10", "Atari-3-Val", "Atari-5-Val")
-TRANSFORM_LABEL = "log10p1"  # phi(z) = log10(1 + max(0, z))
 BOOTSTRAP_METHOD = ("percentile bootstrap over seeds: each game's per-seed raw scores resampled with "
                     "replacement, independently per game; estimate recomputed from the resampled means")
 # A score is flagged (computed anyway) above this multiple of the best
@@ -65,8 +68,15 @@ IMPLAUSIBLY_HIGH_FACTOR = 10.0
 # ... or when it is below random by more than the human-random gap (Z < -100)
 # and below every published score for the game.
 IMPLAUSIBLY_LOW_Z = -100.0
+RATIO_DEFINITION = ("plain ratio of the two 57-game medians (agent / baseline), not (1 + a) / (1 + b); "
+                    "the estimate's ratio is agent estimate / baseline estimate")
+SEED_ONLY = "seed-to-seed variation only (a bootstrap over seeds), NOT where the 57-game median lies"
 # Resamples are drawn in one array per game (resamples x seeds): bound its size.
 MAX_BOOTSTRAP = 1_000_000
+
+
+def _range(interval) -> str:
+    return "None" if interval is None else f"({interval[0]:.1f}, {interval[1]:.1f})"
 
 
 class BootstrapSettings(NamedTuple):
@@ -91,6 +101,37 @@ class PredictionInterval(NamedTuple):
     coverage: str             # measured coverage on held-out agents
     covers: str = ("the agent's median human-normalised score over the 57 games, including the model's "
                    "out-of-sample error (agents it did not see) and, with several seeds, seed-to-seed variation")
+    range: str = "pooled"     # 'in range' (estimate >= 40), 'extrapolation' (below), 'pooled' (the first calibration)
+    method: str = ""          # the calibration's rule
+
+    def half_widths(self, estimate: float) -> tuple[float, float]:
+        """(below, above): the interval's half-widths in log10(1 + z) around ``estimate``."""
+        centre = math.log10(1.0 + max(estimate, 0.0))
+        below = centre - math.log10(1.0 + self.low) if self.low > -1.0 else math.inf
+        above = math.log10(1.0 + self.high) - centre if math.isfinite(self.high) else math.inf
+        return below, above
+
+
+class RatioInterval(NamedTuple):
+    """Where the ratio of two agents' true 57-game medians lies, at ``level``, and what that decides."""
+
+    low: float
+    high: float
+    level: float
+    decision: str             # 'higher', 'lower', or 'cannot tell' (the interval holds 1)
+    statement: str            # the decision in words, with the level
+    coverage: str             # measured coverage on pairs of agents the version did not see
+    calibration: str
+    seed_part: str
+    definition: str = RATIO_DEFINITION
+    covers: str = ("the plain ratio of the two agents' median human-normalised scores over the 57 games, including "
+                   "both estimates' out-of-sample errors and, with several seeds for both, seed-to-seed variation")
+    rule: str = ("ratio of estimates x 10^(-+ sqrt(a^2 + b^2)), a and b the two agents' own prediction-interval "
+                 "half-widths in log10 (the lower side takes the agent's lower and the baseline's upper half-width)")
+
+    def __repr__(self) -> str:  # short: the numbers a notebook user reads; the fields hold the rest
+        return (f"PredictionInterval(low={self.low:.1f}, high={self.high:.1f}, level={self.level:g}, "
+                f"covers='57-game median', calibration={self.calibration!r})")
 
 
 class ProtocolCheck(NamedTuple):
@@ -116,6 +157,16 @@ class SubsetScore(NamedTuple):
     @property
     def seed_interval(self) -> tuple[float, float] | None:
         return self.interval
+
+    def __repr__(self) -> str:
+        pi = self.prediction_interval
+        return (f"SubsetScore(subset={self.subset!r}, estimate={self.estimate:.1f}, "
+                f"prediction_interval={_range(pi and (pi.low, pi.high))}, seed_interval={_range(self.interval)})")
+
+    @property
+    def parsed_signature(self) -> Signature | None:
+        """The signature as a parsed :class:`~atari5_spec.scoring.signature.Signature` (None without one)."""
+        return parse_signature(self.signature) if self.signature else None
 
 
 class ScoreResult(NamedTuple):
@@ -149,15 +200,53 @@ class ScoreResult(NamedTuple):
         """The interval over seeds only (not where the 57-game median lies: see prediction_interval)."""
         return self.interval
 
+    def __repr__(self) -> str:
+        """One line a notebook user can read: the estimate, both intervals (what each covers), the version."""
+        if self.estimate is None:
+            missing = ", ".join(self.not_computable.get(self.subset, ()))
+            return f"ScoreResult(subset={self.subset!r}, estimate=None, missing games: {missing})"
+        pi = self.prediction_interval
+        level = f"{pi.level:.0%} " if pi else ""
+        seeds = sorted(set(self.n_seeds[g] for g in self.games if g in self.n_seeds))
+        return (f"ScoreResult(subset={self.subset!r}, estimate={self.estimate:.1f}, "
+                f"{level}prediction_interval={_range(pi and (pi.low, pi.high))} [57-game median], "
+                f"seed_interval={_range(self.interval) if self.interval else 'unknown (needs 2+ seeds per game)'}"
+                f"{' [seed noise only]' if self.interval else ''}, "
+                f"seeds per game={'/'.join(map(str, seeds))}, coefficients={self.coefficients_version!r})")
+
+    @property
+    def parsed_signature(self) -> Signature | None:
+        """The signature as a parsed :class:`~atari5_spec.scoring.signature.Signature` (None without one)."""
+        return parse_signature(self.signature) if self.signature else None
+
 
 class RelativeResult(NamedTuple):
-    """An agent's score divided by a baseline's under the same settings (paper Table 5)."""
+    """An agent's score divided by a baseline's under the same settings (paper Table 5).
+
+    ``ratio`` is the plain ratio of the two estimates; ``interval`` covers seed noise only;
+    ``prediction_interval`` is where the ratio of the two true 57-game medians lies."""
 
     agent: ScoreResult
     baseline: ScoreResult
     ratio: float | None
     interval: tuple[float, float] | None
     signature: str | None
+    prediction_interval: RatioInterval | None = None
+
+    @property
+    def seed_interval(self) -> tuple[float, float] | None:
+        return self.interval
+
+    def __repr__(self) -> str:
+        ratio = "None" if self.ratio is None else f"{self.ratio:.3f}"
+        return (f"RelativeResult(ratio={ratio}, interval={_range(self.interval)}, "
+                f"agent={self.agent.estimate:.1f}, baseline={self.baseline.estimate:.1f})" if self.ratio is not None
+                else f"RelativeResult(ratio=None, agent={self.agent!r}, baseline={self.baseline!r})")
+
+    @property
+    def parsed_signature(self) -> Signature | None:
+        """The signature as a parsed :class:`~atari5_spec.scoring.signature.Signature` (None without one)."""
+        return parse_signature(self.signature) if self.signature else None
 
 
 # --- the package's game table, aliases, published extremes (csv only) -----------------------------------------
@@ -229,42 +318,6 @@ def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, 
     return float(low), float(high)
 
 
-def signature(subset: str, coefficients: CoefficientSet, n_seeds: Iterable[int] | None = None,
-              bootstrap: BootstrapSettings | None = None, relative: bool = False) -> str:
-    """The citation signature: one line pinning everything that changes the number.
-
-    Fields, separated by ``|``:
-
-    * the subset name, e.g. ``Atari-5`` (``Atari-5 ratio`` for a score
-      relative to a baseline);
-    * ``coef:<version>@<digest>``: the pinned coefficient version, and the
-      first 8 hex digits of sha256 over the files scoring reads
-      (subset_coefficients.csv, subset_models.csv, normalisation.csv), so an
-      edited copy cannot pass for the pinned version;
-    * ``norm:<label>``: the normalisation constants (``agent57-human`` = the
-      paper's Table 12: random and average-human scores from Agent57;
-      ``custom-<digest>`` otherwise);
-    * ``phi:log10p1``: the transform phi(z) = log10(1 + max(0, z));
-    * ``seeds:<n1>,<n2>,...`` (only when a game has several seeds): seeds per
-      game in the subset's order; each game's raw scores are averaged before
-      normalising;
-    * ``boot:<resamples>,seed=<seed>,ci=<level>`` (only with an interval):
-      percentile bootstrap over seeds, resampled independently per game;
-    * ``v:<package version>``: the atari5-spec implementation.
-    """
-    fields = [f"{subset} ratio" if relative else subset,
-              f"coef:{coefficients.version}@{coefficients.digest}",
-              f"norm:{coefficients.normalisation_label}",
-              f"phi:{TRANSFORM_LABEL}"]
-    n_seeds = list(n_seeds or [])
-    if any(n > 1 for n in n_seeds):
-        fields.append("seeds:" + ",".join(str(n) for n in n_seeds))
-    if bootstrap is not None:
-        fields.append(f"boot:{bootstrap.n_resamples},seed={bootstrap.seed},ci={bootstrap.confidence * 100:g}")
-    fields.append(f"v:{__version__}")
-    return "|".join(fields)
-
-
 def resolve_subset(name: str, available: Iterable[str]) -> str:
     """The subset called ``name`` ignoring case and punctuation ('atari5' -> 'Atari-5'), or InputError."""
     available = list(available)
@@ -331,10 +384,12 @@ def _bootstrap_estimates(model: SubsetModel, runs, constants, n_bootstrap: int, 
     return subset_estimate(samples, model, constants)
 
 
-def _seed_part(model: SubsetModel, runs, interval) -> str:
+def _seed_part(model: SubsetModel, runs, interval, combined: bool = False) -> str:
     fewest = min(len(runs[g]) for g in model.games)
     if interval is not None:
-        text = "seed-to-seed variation from the bootstrap over seeds (the seed interval), widened by the model error"
+        text = ("seed-to-seed variation from the bootstrap over seeds (the seed interval), combined with the model "
+                "error as the root of the sum of squares of the log half-widths, per side" if combined else
+                "seed-to-seed variation from the bootstrap over seeds (the seed interval), widened by the model error")
         return text + ("; with 2 seeds for some game that part is unreliable" if fewest == 2 else "")
     if fewest == 1:
         return ("unknown: one seed for some game, so seed-to-seed variation is not in the interval (run 3 or more "
@@ -346,17 +401,29 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
                          level: float) -> PredictionInterval | None:
     if calibration is None:
         return None
-    errors = calibration.errors(model.name)
+    errors = calibration.errors(model.name, estimate=estimate)
     if not errors:
         return None
     low_log, high_log = (log_transform(estimate),) * 2 if interval is None else (
         log_transform(interval[0]), log_transform(interval[1]))
-    low, high, q = prediction_interval(float(low_log), float(high_log), errors, level)
-    covered, n = calibration.coverage(model.name, level)
-    coverage = (f"{covered} of {n} held-out agents ({covered / n:.1%}) at this level, each calibrated without its "
-                "own paper's agents" if n else "not measured (no held-out agents)")
-    return PredictionInterval(low, high, level, f"{calibration.version}@{calibration.digest}", len(errors), q,
-                              _seed_part(model, runs, interval), coverage)
+    combined = calibration.method != "pooled"
+    low, high, q = prediction_interval(float(low_log), float(high_log), errors, level,
+                                       float(log_transform(estimate)) if combined else None)
+    group = calibration.group(estimate)
+    if group == "pooled":
+        covered, n = calibration.coverage(model.name, level)
+        coverage = (f"{covered} of {n} held-out agents ({covered / n:.1%}) at this level, each calibrated without "
+                    "its own paper's agents" if n else "not measured (no held-out agents)")
+    else:
+        covered, n = calibration.coverage(model.name, level, None, group)
+        held, n_held = calibration.coverage(model.name, level, "held-out", group)
+        where = ("in range (estimate at or above 40, the inclusion rule)" if group == "in range" else
+                 "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
+        coverage = (f"{where}; measured leave-one-paper-out on the agents {group}: {covered} of {n} "
+                    f"({covered / n:.1%}), {held} of {n_held} held-out agents" if n else f"{where}; not measured")
+    return PredictionInterval(low, high, level, f"{calibration.name}@{calibration.digest}", len(errors), q,
+                              _seed_part(model, runs, interval, combined), coverage, range=group,
+                              method=calibration.rule)
 
 
 def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
@@ -376,7 +443,8 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
     predicted = _prediction_interval(model, runs, estimate, interval, calibration, settings.confidence)
     return SubsetScore(subset=model.name, games=model.games, estimate=estimate,
                        interval=interval, rel_err_percent=model.rel_err_percent,
-                       signature=signature(model.name, coefficients, n_seeds, settings if interval else None),
+                       signature=signature(model.name, coefficients, n_seeds, settings if interval else None,
+                                           calibration=predicted.calibration if predicted else None),
                        prediction_interval=predicted), note
 
 
@@ -406,16 +474,13 @@ def protocol_check(subset: str, calibration: Calibration | None, version: str,
         text = (f"sticky-action probability {sticky:g} ({source}); of the {total} agents {version} was fitted on, "
                 f"{same} {'is' if same == 1 else 'are'} known to share this setting ({counts.get('not stated', 0)} do not say)")
         if shift:
-            n, mean, low, high = shift
-            text += (f"; on {n} held-out agents {'with' if sticky > 0 else 'without'} sticky actions its {subset} "
-                     f"estimate was {mean:.2f}x the true median on average (range {low:.2f}-{high:.2f})")
+            text += f"; {subset}: " + shift.text(f"{'with' if sticky > 0 else 'without'} sticky actions")
         messages.append(text + ". The estimate is not adjusted for this.")
     if frames is not None and calibration is not None:
         shift = calibration.budget_shift(subset, frames)
         if shift:
-            n, mean, low, high = shift
-            messages.append(f"at {frames:,} training frames: on {n} held-out agents at that budget the {subset} "
-                            f"estimate was {mean:.2f}x the true median on average (range {low:.2f}-{high:.2f})")
+            messages.append(f"at {frames:,} training frames, {subset}: " + shift.text("at that budget")
+                            + ". The estimate is not adjusted for this.")
         else:
             messages.append(f"at {frames:,} training frames: no held-out agent at that budget; the shift there is "
                             "not measured")
@@ -558,5 +623,52 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
         interval = percentile_interval(agent_samples / base_samples, confidence)
     n_seeds = [agent.n_seeds[g] for g in model.games]
     settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence)) if interval else None
+    calibration = read_calibration(coefficient_set.path)
+    ratio = ratio_interval(agent, base, calibration, confidence)
     return RelativeResult(agent, base, agent.estimate / base.estimate, interval,
-                          signature(agent.subset, coefficient_set, n_seeds, settings, relative=True))
+                          signature(agent.subset, coefficient_set, n_seeds, settings, relative=True,
+                                    calibration=ratio.calibration if ratio else None),
+                          ratio)
+
+
+def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calibration | None,
+                   level: float) -> RatioInterval | None:
+    """The interval for the plain ratio of two agents' true 57-game medians, from their prediction intervals."""
+    a, b = agent.prediction_interval, baseline.prediction_interval
+    if a is None or b is None or calibration is None or agent.estimate <= 0 or baseline.estimate <= 0:
+        return None
+    a_below, a_above = a.half_widths(agent.estimate)
+    b_below, b_above = b.half_widths(baseline.estimate)
+    centre = math.log10(agent.estimate / baseline.estimate)
+    below, above = combine_half_widths(a_below, b_above), combine_half_widths(a_above, b_below)
+    low = 10.0 ** (centre - below) if math.isfinite(below) else 0.0
+    high = 10.0 ** (centre + above) if math.isfinite(above) else math.inf
+    percent = f"{level * 100:g}%"
+    if low > 1.0:
+        decision, statement = "higher", f"the agent's 57-game median is higher than the baseline's ({percent})"
+    elif high < 1.0:
+        decision, statement = "lower", f"the agent's 57-game median is lower than the baseline's ({percent})"
+    else:
+        decision, statement = "cannot tell", (f"the {percent} interval holds 1: the data cannot tell which agent's "
+                                              "57-game median is higher")
+    covered, n = calibration.pair_coverage(agent.subset, level)
+    extrapolation = [who for who, p in (("the agent", a), ("the baseline", b)) if p.range == "extrapolation"]
+    coverage = (f"measured on {n} pairs of in-range agents from two different papers, each half-width calibrated "
+                f"without its own paper: {covered} of {n} ({covered / n:.1%})" if n else "not measured")
+    if extrapolation:
+        coverage = f"{' and '.join(extrapolation)} below the range (EXTRAPOLATION): not measured there; " + coverage
+    seeds = ("both seed intervals included" if agent.interval and baseline.interval else
+             "unknown: seed-to-seed variation is not in the interval (one of the two has a single seed per game, "
+             "or no bootstrap)")
+    return RatioInterval(low, high, level, decision, statement, coverage, a.calibration, seeds)
+
+
+def relative_scores(agents: Mapping[str, Any], baseline: Any, subset: str = "Atari-5", coefficients=None,
+                    n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0) -> dict[str, RelativeResult]:
+    """One baseline against many agents: name -> :func:`relative_score` of that agent against the baseline.
+
+    Each ratio interval carries the per-pair guarantee (its measured coverage on pairs); the intervals are not
+    simultaneous: with many agents, expect about 5% of the 95% intervals to miss.
+    """
+    return {name: relative_score(scores, baseline, subset, coefficients, n_bootstrap, confidence, seed)
+            for name, scores in sorted(agents.items())}

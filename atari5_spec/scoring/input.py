@@ -14,9 +14,14 @@ Accepted forms (columns/keys are case-insensitive):
   a list of records ``[{"game": ..., "score": ..., "seed": ...}, ...]``, or
   either of these under a top-level ``"scores"`` key.
 * ``--score GAME=VALUE`` (repeatable; ``VALUE`` may be ``v1,v2,...`` for seeds).
-* In Python: a dict game -> score or game -> list of per-seed scores, an
-  iterable of records (mappings, or (game, score[, seed]) tuples), or a
-  DataFrame with those columns (read without importing pandas).
+* In Python: a dict game -> score or game -> per-seed scores (a list, a
+  numpy array or a Series), an iterable of records (mappings, or
+  (game, score[, seed]) tuples), a pandas Series game -> score (or indexed by
+  (game, seed)), or a DataFrame in either shape researchers hold: *long*
+  (columns game, score[, seed]) or *wide* (one row per seed, one column per
+  game; a ``seed`` column or index names the seeds, else they are the row
+  positions). pandas objects are read through their own methods: scoring
+  never imports pandas.
 """
 
 from __future__ import annotations
@@ -287,14 +292,58 @@ def observations_from_arguments(arguments: Iterable[str]) -> list[Observation]:
     return observations
 
 
+def _is_frame(scores: Any) -> bool:
+    return hasattr(scores, "columns") and hasattr(scores, "to_dict") and hasattr(scores, "index")
+
+
+def _is_series(scores: Any) -> bool:
+    return hasattr(scores, "index") and hasattr(scores, "to_dict") and not hasattr(scores, "columns") \
+        and getattr(scores, "ndim", None) == 1
+
+
+def _series_observations(series: Any, source: str) -> list[Observation]:
+    """A Series game -> score, or indexed by (game, seed)."""
+    if getattr(series.index, "nlevels", 1) == 2:
+        return [Observation(str(game), value, str(seed), f"{source}, index ({game!r}, {seed!r})")
+                for (game, seed), value in series.items()]
+    if getattr(series.index, "nlevels", 1) != 1:
+        raise InputError(f"{source}: a Series indexed by game, or by (game, seed); this one has "
+                         f"{series.index.nlevels} index levels")
+    return [Observation(str(game), value, None, f"{source}, index {game!r}") for game, value in series.items()]
+
+
+def _wide_observations(frame: Any, source: str) -> list[Observation]:
+    """One row per seed, one column per game; a 'seed' column or index names the seeds (else row positions)."""
+    columns = [c for c in frame.columns if str(c).strip().lower() not in SEED_COLUMNS]
+    seed_column = next((c for c in frame.columns if str(c).strip().lower() in SEED_COLUMNS), None)
+    index_name = str(getattr(frame.index, "name", None) or "").strip().lower()
+    observations = []
+    for position, (label, row) in enumerate(zip(frame.index, frame.to_dict("records"))):
+        seed = row[seed_column] if seed_column is not None else label if index_name in SEED_COLUMNS else position
+        for game in columns:
+            where = f"{source}, row {position + 1} (seed {seed}), column {game!r}"
+            value = row[game]
+            if isinstance(value, float) and math.isnan(value):
+                raise InputError(f"{where}: no score (NaN); give every game a score in every row, or pass the runs "
+                                 "in the long shape (game, score, seed) without the missing ones")
+            observations.append(Observation(str(game), value, str(seed), where))
+    return observations
+
+
 def observations_from_object(scores: Any, source: str = "scores") -> list[Observation]:
-    """Observations from a Python object: dict, iterable of records, or DataFrame (no pandas import)."""
+    """Observations from a Python object (see the module docstring for the shapes); no pandas import."""
     if isinstance(scores, (str, bytes)):
         raise InputError(f"{source}: expected a dict, records or a DataFrame, not a string "
                          "(to read a file, use read_scores_file)")
-    if hasattr(scores, "to_dict") and hasattr(scores, "columns"):  # a DataFrame
-        scores = scores.to_dict("records")
-    if isinstance(scores, Mapping):
+    if _is_frame(scores):
+        names = {str(c).strip().lower() for c in scores.columns}
+        if names & set(GAME_COLUMNS) or names & set(SCORE_COLUMNS):
+            observations = _records(scores.to_dict("records"), f"{source} (DataFrame)")  # long
+        else:
+            observations = _wide_observations(scores, f"{source} (DataFrame)")
+    elif _is_series(scores):
+        observations = _series_observations(scores, f"{source} (Series)")
+    elif isinstance(scores, Mapping):
         observations = _mapping(scores, source)
     else:
         try:

@@ -17,48 +17,79 @@ import pandas as pd
 from ...data.datapackage import bump_version, descriptor_text, package_root, read_descriptor, table_resource
 from ...data.errors import InputError
 from ...data.writing import frame_csv_text
-from ..calibration import CALIBRATION_COLUMNS
+from ..calibration import CALIBRATION_COLUMNS, CALIBRATION_METHODS, IN_RANGE_COLUMNS, IN_RANGE_MIN
 
-__all__ = ["calibration_text", "pin_calibration", "calibration_mismatches", "CALIBRATION_SCHEMA"]
+__all__ = ["calibration_text", "pin_calibration", "calibration_mismatches", "calibration_names", "CALIBRATION_SCHEMA",
+           "IN_RANGE_SCHEMA"]
 
 CALIBRATION_SCHEMA = "schemas/calibration.schema.json"
+IN_RANGE_SCHEMA = "schemas/calibration-in-range.schema.json"
+SCHEMAS = {"pooled": CALIBRATION_SCHEMA, "in-range": IN_RANGE_SCHEMA}
 CHECKED_COLUMNS = ("estimate", "true_median", "log_error", "ratio")
 
 
-def calibration_text(errors: pd.DataFrame) -> str:
+def with_range(errors: pd.DataFrame) -> pd.DataFrame:
+    """The errors with the in-range method's ``range`` column (estimate >= 40: 'in range', else 'extrapolation')."""
+    return errors.assign(range=["in range" if e >= IN_RANGE_MIN else "extrapolation" for e in errors["estimate"]])
+
+
+def calibration_text(errors: pd.DataFrame, method: str = "pooled") -> str:
     ordered = errors.sort_values(["subset", "kind", "agent"], kind="stable")
+    if method == "in-range":
+        return frame_csv_text(with_range(ordered), IN_RANGE_COLUMNS)
     return frame_csv_text(ordered, CALIBRATION_COLUMNS)
 
 
-def _resource(version: str) -> dict:
-    return table_resource(f"calibration-{version}", f"calibration/{version}.csv", CALIBRATION_SCHEMA,
-                          f"Out-of-sample errors of {version} (prediction-interval calibration)")
+def calibration_names(version: str) -> dict[str, str]:
+    """method -> calibration name (``paper-2023``, ``paper-2023.in-range``) of a coefficient version."""
+    return {method: version + suffix for method, (suffix, _) in CALIBRATION_METHODS.items()}
 
 
-def pin_calibration(path, version: str, update: bool = False) -> tuple[Path, str]:
-    """Write calibration/<version>.csv from the current data; (path, new data version). All files or none."""
+def _split_name(name: str) -> tuple[str, str]:
+    """(coefficient version, method) of a calibration name."""
+    for method, (suffix, _) in CALIBRATION_METHODS.items():
+        if suffix and name.endswith(suffix):
+            return name[: -len(suffix)], method
+    return name, "pooled"
+
+
+def _resource(version: str, method: str = "pooled") -> dict:
+    name = version + CALIBRATION_METHODS[method][0]
+    what = ("prediction-interval calibration" if method == "pooled"
+            else f"prediction-interval calibration, method {method}: {CALIBRATION_METHODS[method][1]}")
+    return table_resource(f"calibration-{name}", f"calibration/{name}.csv", SCHEMAS[method],
+                          f"Out-of-sample errors of {version} ({what})")
+
+
+def pin_calibration(path, version: str, update: bool = False, method: str = "pooled") -> tuple[Path, str]:
+    """Write calibration/<version>[.<method>].csv from the current data; (path, new data version). All files or
+    none."""
     from ...data.loading import load
     from ...data.versioning import apply_changes, changelog_with_entry, descriptor_with_stats
     from . import version_errors
 
+    if method not in CALIBRATION_METHODS:
+        raise InputError(f"unknown calibration method {method!r}; known: {', '.join(CALIBRATION_METHODS)}")
     root = package_root(path)
-    relative = f"calibration/{version}.csv"
+    name = version + CALIBRATION_METHODS[method][0]
+    relative = f"calibration/{name}.csv"
     if (root / relative).exists() and not update:
         raise InputError(f"{relative} exists: a pinned calibration changes only as a versioned event "
                          "(pass --update-calibration to record the new evidence)")
     dataset = load(root)
     _, errors = version_errors(dataset, version)
-    text = calibration_text(errors)
+    text = calibration_text(errors, method)
     if (root / relative).exists() and (root / relative).read_text(encoding="utf-8") == text:
         raise InputError(f"{relative} already holds exactly these errors: nothing to update")
     descriptor = read_descriptor(root)
     descriptor["version"] = bump_version(descriptor["version"], "minor")
-    if not any(r["name"] == f"calibration-{version}" for r in descriptor["resources"]):
-        descriptor["resources"].append(_resource(version))
+    if not any(r["name"] == f"calibration-{name}" for r in descriptor["resources"]):
+        descriptor["resources"].append(_resource(version, method))
     descriptor = descriptor_with_stats(root, descriptor, {relative: text})
     held = errors[(errors["kind"] == "held-out") & (errors["subset"] == "Atari-5")]
     changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8") if (root / "CHANGELOG.md").exists() else "# Changelog\n"
     line = (f"Data {descriptor['version']}: {'updated' if update else 'pinned'} the out-of-sample errors of `{version}` "
+            + (f"for the `{method}` calibration " if method != "pooled" else "") +
             f"(`{relative}`: {len(held)} held-out agents and {int((errors['kind'] != 'held-out').sum() / errors['subset'].nunique())} "
             "leave-one-paper-out training agents per subset on average), the calibration of `score`'s prediction interval.")
     apply_changes(root, {relative: text, "datapackage.json": descriptor_text(descriptor),
@@ -66,24 +97,30 @@ def pin_calibration(path, version: str, update: bool = False) -> tuple[Path, str
     return root / relative, descriptor["version"]
 
 
-def calibration_mismatches(dataset, version: str, tolerance: float) -> tuple[int, list[str]]:
-    """(rows compared, mismatches) between calibration/<version>.csv and the errors recomputed from the data."""
+def calibration_mismatches(dataset, name: str, tolerance: float) -> tuple[int, list[str]]:
+    """(rows compared, mismatches) between calibration/<name>.csv (``<version>`` or ``<version>.<method>``) and the
+    errors recomputed from the data."""
     import json
 
     from ...data.loading import read_table
     from . import version_errors
 
-    schema = json.loads((dataset.root / CALIBRATION_SCHEMA).read_text(encoding="utf-8"))
-    pinned = read_table(dataset.root / "calibration" / f"{version}.csv", schema)
+    version, method = _split_name(name)
+    schema = json.loads((dataset.root / SCHEMAS[method]).read_text(encoding="utf-8"))
+    pinned = read_table(dataset.root / "calibration" / f"{name}.csv", schema)
     _, errors = version_errors(dataset, version)
+    if method == "in-range":
+        errors = with_range(errors)
     merged = pinned.merge(errors, on=["subset", "agent"], how="left", suffixes=("", "_computed"), indicator=True)
     problems = []
     for row in merged.to_dict("records"):
-        where = f"{version} {row['subset']} {row['agent']}"
+        where = f"{name} {row['subset']} {row['agent']}"
         if row["_merge"] != "both":
             problems.append(f"{where}: pinned, but no longer computable from the data")
             continue
         for column in CHECKED_COLUMNS:
             if not abs(float(row[column]) - float(row[f"{column}_computed"])) <= tolerance:
                 problems.append(f"{where} {column}: pinned {row[column]!r}, computed {row[f'{column}_computed']!r}")
+        if method == "in-range" and row["range"] != row["range_computed"]:
+            problems.append(f"{where} range: pinned {row['range']!r}, computed {row['range_computed']!r}")
     return len(pinned), problems

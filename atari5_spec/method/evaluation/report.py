@@ -66,8 +66,9 @@ def format_text(result: VersionEvaluation, data_version: str, subset: str = SUBS
                      f"{len(nested.errors)} held-out predictions; the version's games chosen in {same} of "
                      f"{len(nested.chosen)} folds; games chosen (folds): "
                      + ", ".join(f"{g} {n}" for g, n in sorted(chosen.items(), key=lambda x: (-x[1], x[0]))))
-    lines += ["", f"Prediction interval coverage at {LEVEL:.0%} (each agent's interval calibrated on the other "
-                  "papers' errors, around its point estimate):"]
+    lines += ["", f"Prediction interval coverage at {LEVEL:.0%}, pooled calibration (each agent's interval "
+                  "calibrated on the other papers' errors, around its point estimate; the in-range calibration: "
+                  "atari5-spec evaluate --designs):"]
     coverage = result.coverage
     lines += _table(["subset", "held out by", "covered", "coverage"],
                     [[r.subset, r.kind, f"{r.covered}/{r.n}", f"{r.coverage:.1%}"] for r in coverage.itertuples()])
@@ -153,12 +154,13 @@ def pinned_markdown(root: Path, version: str, subset: str = SUBSET) -> str:
     then the summary by how it was held out, with the prediction interval's measured coverage."""
     from ..calibration import read_calibration
 
-    calibration = read_calibration(Path(root) / "coefficients" / version)
+    calibration = read_calibration(Path(root) / "coefficients" / version, "pooled")  # the first calibration
     rows = pd.DataFrame([r for r in calibration.rows if r["subset"] == subset])
     for column in ("estimate", "true_median", "log_error", "ratio", "budget"):
         rows[column] = pd.to_numeric(rows[column])
     rows = rows.sort_values(["kind", "algorithm_id", "budget"], kind="stable")
-    lines = [f"| agent | held out by | budget | sticky actions | true 57-game median | {subset} estimate | ratio |",
+    lines = [f"| agent | held out by | budget | sticky actions | true 57-game median | {subset} estimate | "
+             "ratio (1 + estimate) / (1 + true median) |",
              "|---|---|---|---|---:|---:|---:|"]
     lines += [f"| {r.agent} | {r.kind} | {_budget(r.budget)} | {r.sticky} | {r.true_median:,.1f} | "
               f"{r.estimate:,.1f} | {r.ratio:.2f} |" for r in rows.itertuples()]
@@ -172,4 +174,38 @@ def pinned_markdown(root: Path, version: str, subset: str = SUBSET) -> str:
         lines.append(f"| {kind} | {len(group)} | {relative_error_percent(group['log_error']):.1f}% | "
                      f"{float(np.exp(np.mean(np.log(ratios)))):.2f} | {ratios.min():.2f}-{ratios.max():.2f} | "
                      f"{covered}/{n} ({covered / n:.1%}) |")
+    return "\n".join(lines) + "\n"
+
+
+def interval_markdown(root: Path, version: str, subset: str = SUBSET) -> str | None:
+    """Coverage and width of the default calibration's 95% intervals, per group, for single agents and for the
+    ratio of two agents (measured leave-one-paper-out on its pinned errors); None without an in-range calibration."""
+    from ..calibration import read_calibration
+    from .designs import pair_designs, single_designs
+
+    calibration = read_calibration(Path(root) / "coefficients" / version, "in-range")
+    if calibration is None:
+        return None
+    rows = pd.DataFrame([r for r in calibration.rows if r["subset"] == subset])
+    for column in ("estimate", "true_median", "log_error", "ratio"):
+        rows[column] = pd.to_numeric(rows[column])
+    single = single_designs(rows.drop(columns=["range"]), LEVEL)
+    single = single[single["design"] == "in-range"]
+    pairs = pair_designs(rows, LEVEL)
+    pairs = pairs[pairs["design"] == "root-sum-square of singles"].set_index("pairs")
+    lines = [f"| {LEVEL:.0%} interval, `{version}` {subset}, calibration `{calibration.name}` | n | covered "
+             "(leave-one-paper-out) | median width (high / low) |", "|---|---:|---:|---:|"]
+    labels = {"in range": "single agent, in range (estimate at or above 40)",
+              "extrapolation": "single agent, extrapolation (estimate below 40)"}
+    for r in single.itertuples():
+        label = labels.get(r.group, "single agent, " + r.group)
+        lines.append(f"| {label} | {r.n} | {r.covered} ({r.covered / r.n:.1%}) | {r.median_width:.2f} |")
+    for key, label in (("two papers", "ratio of two in-range agents' medians, agents from two papers"),
+                       ("one paper", "ratio of two in-range agents' medians, agents from one paper")):
+        r = pairs.loc[key]
+        lines.append(f"| {label} | {r.n} | {r.covered} ({r.covered / r.n:.1%}) | {r.median_width:.2f} |")
+    both = pairs.loc["all pairs"]
+    lines += ["", f"The ratio interval decides (excludes 1) {both.decided} of the {both.differ_30} pairs whose true "
+              f"medians differ by 30% or more ({both.decided / both.differ_30:.1%}); {both.wrong_way} decisions "
+              "the wrong way. Ratios are plain ratios of 57-game medians."]
     return "\n".join(lines) + "\n"

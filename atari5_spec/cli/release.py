@@ -1,0 +1,151 @@
+"""The ``signature check``, ``cite`` and ``export`` subcommands: what a paper cites, and what a release ships.
+
+Only argparse is imported here; each command imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from .options import add_package_option
+
+__all__ = ["add_release_commands"]
+
+SIGNATURE_HELP = "check a pasted signature (or the whole pasted score line) against this install"
+SIGNATURE_DESCRIPTION = """\
+Say, field by field, whether this install matches a signature printed by
+`atari5-spec score` (see docs/signature.md for every field). Paste the
+signature alone or the whole line `score` asks you to paste (with the number
+and the prediction interval). With --scores FILE (the agent's raw scores) the
+number and the interval are recomputed with the signature's settings and
+compared with the reported ones at the precision they were printed.
+Exit status: 0 matches, 1 bad input or something differs."""
+
+CITE_HELP = "what to cite for a number computed with this install: BibTeX, CFF, APA or JSON, and a sentence"
+CITE_DESCRIPTION = """\
+Print the Atari-5 paper (Aitchison, Sweetser & Hutter, ICML 2023) and
+atari5-spec at this install's code, data package and coefficient versions, as
+BibTeX (default), CFF, APA or JSON, and the sentence to put next to the number.
+--sources adds every source (data/sources.csv) of the rows the number depends
+on: the coefficient version's training rows, the held-out agents of its
+calibration and the normalisation constants. --signature SIG cites the
+versions a signature names and quotes it in the sentence."""
+
+EXPORT_HELP = "write the data package as a self-contained folder and a byte-reproducible zip (a release artefact)"
+EXPORT_DESCRIPTION = """\
+Write DIR/atari5-spec-data-<version>/ and DIR/atari5-spec-data-<version>.zip:
+datapackage.json, data/, schemas/, the pinned coefficient versions, the
+calibrations, the paper's published tables, a README of every field, the
+licences and CITATION.cff. Files are copied byte for byte (the hashes in
+datapackage.json hold); the zip depends only on the package (sorted entries,
+fixed timestamps), so the same package always gives the same zip. DIR must be
+outside any data package; an earlier export there is replaced."""
+
+
+def add_release_commands(commands) -> None:
+    """Register ``signature``, ``cite`` and ``export`` on the main parser's subparsers."""
+    p = commands.add_parser("signature", help=SIGNATURE_HELP, description=SIGNATURE_DESCRIPTION,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = p.add_subparsers(dest="signature_command", metavar="ACTION")
+    actions.required = True
+    check = actions.add_parser("check", help=SIGNATURE_HELP, description=SIGNATURE_DESCRIPTION,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("signature", help="the signature, or the whole pasted line (quote it)")
+    check.add_argument("--scores", metavar="FILE", default=None,
+                       help="the agent's raw scores (CSV or JSON as for `score`; '-' for standard input)")
+    check.add_argument("--json", action="store_true", help="print JSON instead of text")
+    check.set_defaults(run=_cmd_signature_check)
+
+    p = commands.add_parser("cite", help=CITE_HELP, description=CITE_DESCRIPTION,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--format", choices=("bibtex", "cff", "apa", "json"), default="bibtex",
+                   help="output format (default: bibtex)")
+    p.add_argument("--sources", action="store_true",
+                   help="also cite every data source of the rows the number depends on")
+    p.add_argument("--coefficients", default=None, metavar="VERSION",
+                   help="the coefficient version used (default: the index's default, or the signature's)")
+    p.add_argument("--signature", default=None, metavar="SIG", help="a signature printed by `score`: cite its "
+                   "versions and quote it in the sentence")
+    p.set_defaults(run=_cmd_cite)
+
+    p = commands.add_parser("export", help=EXPORT_HELP, description=EXPORT_DESCRIPTION,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (outside any data package)")
+    add_package_option(p)
+    p.set_defaults(run=_cmd_export)
+
+
+# --- signature check -------------------------------------------------------------------------------------------
+
+def _check_lines(check) -> list[str]:
+    sig = check.signature
+    lines = [f"signature: {sig}", f"format: {sig.format}" + (" (before 1.0.0: no cal: or data: field)"
+                                                              if sig.format != "1.0" else ""), ""]
+    width = max(len(c.field) for c in check.fields + check.results)
+    for c in check.fields + check.results:
+        given = c.given if c.given is not None else "-"
+        here = f"; here: {c.here}" if c.here is not None and c.here != c.given else ""
+        note = f" ({c.note})" if c.note else ""
+        lines.append(f"  {c.field:<{width}}  {c.status:<16} {given}{here}{note}")
+    lines.append("")
+    if check.results and all(c.status == "matches" for c in check.results) and not check.matches:
+        lines.append("the reported number and interval are reproduced by this install all the same")
+    differing = check.differing
+    lines.append("matches: this install reproduces what the signature pins" if check.matches else
+                 "does not match: " + ", ".join(differing) + (" differs" if len(differing) == 1 else " differ"))
+    return lines
+
+
+def _cmd_signature_check(args) -> int:
+    from ..data.errors import InputError
+    from ..scoring.input import read_scores_file
+    from ..scoring.signature_check import check_signature
+
+    scores = read_scores_file(args.scores) if args.scores else None
+    check = check_signature(args.signature, scores)
+    if args.json:
+        print(json.dumps({"signature": str(check.signature), "parsed": _jsonable(check.signature),
+                          "matches": check.matches, "differing": list(check.differing),
+                          "fields": [c._asdict() for c in check.fields],
+                          "results": [c._asdict() for c in check.results]}, indent=2))
+    else:
+        print("\n".join(_check_lines(check)))
+    if not check.matches:
+        raise InputError("the signature does not match this install: " + ", ".join(check.differing))
+    return 0
+
+
+def _jsonable(signature) -> dict:
+    from dataclasses import asdict
+
+    out = asdict(signature)
+    out["boot"] = signature.boot._asdict() if signature.boot else None
+    out["seeds"] = list(signature.seeds) if signature.seeds else None
+    return out
+
+
+# --- cite ------------------------------------------------------------------------------------------------------
+
+def _cmd_cite(args) -> int:
+    from ..scoring import citation as cite
+
+    result = cite.citation(args.coefficients, args.signature, args.sources)
+    writer = {"bibtex": cite.as_bibtex, "cff": cite.as_cff, "apa": cite.as_apa, "json": cite.as_json}[args.format]
+    print(writer(result), end="")
+    return 0
+
+
+# --- export ----------------------------------------------------------------------------------------------------
+
+def _cmd_export(args) -> int:
+    from ..data.datapackage import package_root
+    from ..data.export import export_package
+    from ..scoring import citation as cite
+
+    root = package_root(args.path)
+    cff = cite.as_cff(cite.citation(root=root)).encode("utf-8")
+    result = export_package(root, args.out, {"CITATION.cff": cff})
+    print(f"wrote {result.folder}/ ({result.n_files} files)")
+    print(f"wrote {result.zip_path} ({result.zip_bytes:,} bytes)")
+    return 0

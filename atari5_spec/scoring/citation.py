@@ -1,0 +1,278 @@
+"""What to put in a paper: the Atari-5 paper, atari5-spec at the versions used, the data's sources, a sentence.
+
+``atari5-spec cite`` prints these as BibTeX, CFF, APA or JSON. The entries
+are built from the versions of this install (code: ``__version__`` and
+``__release_date__``; data: datapackage.json ``version``; the coefficient
+version and its calibration) so what is printed is what computed the number.
+With ``sources=True`` every source (data/sources.csv) of the rows a result
+depends on is cited too: the coefficient version's training rows
+(coefficients/<version>/training_rows.csv), the agents of the calibration
+``score`` uses (calibration/<version>*.csv) and the source of the
+normalisation constants.
+
+There is no DOI yet: :data:`DOI` stays None until the first archived release
+has one (CONTRIBUTING.md, "Releasing"), and nothing printed pretends otherwise.
+
+csv and the standard library only.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from .._version import __release_date__, __version__
+from ..data.datapackage import package_root
+from ..method.calibration import read_calibration
+from ..method.pinned import load_coefficient_set
+from .signature import data_package_version, parse_signature
+
+__all__ = ["Citation", "Source", "citation", "as_bibtex", "as_cff", "as_apa", "as_json", "DOI", "PAPER",
+           "SOFTWARE_TITLE", "FORMATS"]
+
+# Set at the release that first gets an archive DOI (CONTRIBUTING.md, "Releasing"); None until then.
+DOI: str | None = None
+FORMATS = ("bibtex", "cff", "apa", "json")
+SOFTWARE_TITLE = "atari5-spec: the Atari-5 benchmark as a data package and reference implementation"
+SOFTWARE_AUTHOR = "atari5-spec contributors"
+PAPER = {
+    "key": "aitchison2023atari5",
+    "title": "Atari-5: Distilling the Arcade Learning Environment down to Five Games",
+    "authors": (("Aitchison", "Matthew"), ("Sweetser", "Penny"), ("Hutter", "Marcus")),
+    "booktitle": "Proceedings of the 40th International Conference on Machine Learning",
+    "series": "Proceedings of Machine Learning Research",
+    "volume": "202",
+    "publisher": "PMLR",
+    "year": "2023",
+    "arxiv": "2210.02019",
+    "url": "https://arxiv.org/abs/2210.02019",
+}
+# Where the normalisation constants of a label come from (data/sources.csv ids).
+NORMALISATION_SOURCES = {"agent57-human": ("agent57-2020",)}
+
+
+class Source(NamedTuple):
+    """One row of data/sources.csv that a result depends on, with how many of its rows it uses."""
+
+    source_id: str
+    title: str
+    kind: str
+    year: str
+    repository: str
+    commit: str
+    path: str
+    licence: str
+    n_rows: int
+
+
+class Citation(NamedTuple):
+    code_version: str
+    release_date: str | None    # None for a release other than this install's
+    data_version: str
+    coefficients: str           # "<version>@<digest>"
+    calibration: str | None     # "<version>@<digest>" or None
+    signature: str | None       # a signature given by the user, quoted in the sentence
+    sources: tuple[Source, ...]  # empty unless asked for
+
+    @property
+    def sentence(self) -> str:
+        """The sentence to put next to the number."""
+        pinned = f"coefficient version {self.coefficients}"
+        if self.calibration:
+            pinned += f", calibration {self.calibration}"
+        text = (f"Atari-5 scores (Aitchison, Sweetser and Hutter, 2023) were computed with atari5-spec "
+                f"{self.code_version} (data package {self.data_version}; {pinned})")
+        if self.signature:
+            return text + f"; signature [{self.signature}]."
+        return text + "; the signature printed next to each score pins every setting."
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _source_counts(root: Path, coefficients) -> dict[str, int]:
+    """source_id -> number of data rows the version's fit and calibration used from it."""
+    scores = {row["score_id"]: row for row in _rows(root / "data" / "scores.csv")}
+    counts: dict[str, int] = {}
+    training = coefficients.path / "training_rows.csv"
+    used = {row["score_id"] for row in _rows(training)} if training.is_file() else set()
+    calibration = read_calibration(coefficients.path)  # the one score uses
+    held_out = {row["algorithm_id"] for row in calibration.rows} if calibration else set()
+    for score_id, row in scores.items():
+        # the fit's rows, and the rows behind the held-out agents' true medians (calibration)
+        if score_id in used or (row["algorithm_id"] in held_out and row["use_in_fit"] == "true"):
+            counts[row["source_id"]] = counts.get(row["source_id"], 0) + 1
+    for source in NORMALISATION_SOURCES.get(coefficients.normalisation_label, ()):
+        counts[source] = counts.get(source, 0) + 57  # one random and one human constant per game
+    return counts
+
+
+def _sources(root: Path, coefficients) -> tuple[Source, ...]:
+    counts = _source_counts(root, coefficients)
+    out = []
+    for row in _rows(root / "data" / "sources.csv"):
+        if row["source_id"] in counts:
+            out.append(Source(row["source_id"], row["title"], row["kind"], row["year"], row["repository"],
+                              row["commit"], row["repository_path"] or row["upstream_file"], row["licence"],
+                              counts[row["source_id"]]))
+    return tuple(out)
+
+
+def citation(coefficients=None, signature: str | None = None, sources: bool = False,
+             root: Path | None = None) -> Citation:
+    """What to cite for a number computed by this install, or by the versions a ``signature`` names.
+
+    ``coefficients``: a version name (default: the default version, or the
+    signature's). With a signature, its code, data, coefficient and
+    calibration versions are cited (a signature of another release is cited
+    as that release; its date is then not known here).
+    """
+    parsed = parse_signature(signature) if signature else None
+    version = coefficients or (parsed.coefficients if parsed else None)
+    coefficient_set = load_coefficient_set(version, root)
+    package = package_root(root)
+    found = sources and _sources(package, coefficient_set) or ()
+    if parsed is not None:
+        code = parsed.code_version
+        calibration = f"{parsed.calibration}@{parsed.calibration_digest}" if parsed.calibration else None
+        return Citation(code, __release_date__ if code == __version__ else None,
+                        parsed.data_version or data_package_version(package),
+                        f"{parsed.coefficients}@{parsed.coefficients_digest}", calibration, str(parsed), found)
+    pinned = read_calibration(coefficient_set.path)  # the calibration score uses
+    calibration = f"{pinned.name}@{pinned.digest}" if pinned else None
+    return Citation(__version__, __release_date__, data_package_version(package),
+                    f"{coefficient_set.version}@{coefficient_set.digest}", calibration, None, found)
+
+
+# --- BibTeX ----------------------------------------------------------------------------------------------------
+
+def _bib_value(text: str) -> str:
+    """Text safe inside a braced BibTeX value: braces balanced by removal, TeX specials escaped."""
+    text = text.replace("{", "").replace("}", "").replace("\\", "")
+    return re.sub(r"([&%$#_])", r"\\\1", text)
+
+
+def _bib_entry(kind: str, key: str, fields: list[tuple[str, str]]) -> str:
+    width = max(len(name) for name, _ in fields)
+    body = ",\n".join(f"  {name:<{width}} = {{{value}}}" for name, value in fields)
+    return f"@{kind}{{{key},\n{body}\n}}"
+
+
+def _software_key(c: Citation) -> str:
+    return "atari5spec" + c.code_version.replace(".", "_")
+
+
+def _software_note(c: Citation) -> str:
+    note = f"Version {c.code_version}; data package {c.data_version}; coefficient version {c.coefficients}"
+    return note + (f"; calibration {c.calibration}" if c.calibration else "")
+
+
+def as_bibtex(c: Citation) -> str:
+    paper = _bib_entry("inproceedings", PAPER["key"], [
+        ("author", " and ".join(f"{family}, {given}" for family, given in PAPER["authors"])),
+        ("title", "{Atari-5}: Distilling the {Arcade Learning Environment} down to Five Games"),
+        ("booktitle", PAPER["booktitle"]), ("series", PAPER["series"]), ("volume", PAPER["volume"]),
+        ("publisher", PAPER["publisher"]), ("year", PAPER["year"]), ("eprint", PAPER["arxiv"]),
+        ("archiveprefix", "arXiv"), ("url", PAPER["url"])])
+    software_fields = [("author", "{" + SOFTWARE_AUTHOR + "}"), ("title", "{atari5-spec}: the {Atari-5} benchmark "
+                                                                          "as a data package and reference "
+                                                                          "implementation"),
+                       ("year", c.release_date[:4] if c.release_date else ""), ("version", c.code_version),
+                       ("note", _bib_value(_software_note(c)))]
+    software_fields = [f for f in software_fields if f[1]]
+    if DOI:
+        software_fields.append(("doi", DOI))
+    blocks = [paper, _bib_entry("misc", _software_key(c), software_fields)]
+    for s in c.sources:
+        fields = [("title", _bib_value(s.title))]
+        if s.year:
+            fields.append(("year", s.year))
+        fields.append(("howpublished", _bib_value(f"https://github.com/{s.repository}") if s.repository else ""))
+        fields.append(("note", _bib_value(_source_note(s))))
+        blocks.append(_bib_entry("misc", "source-" + s.source_id, [f for f in fields if f[1]]))
+    comment = "\n".join("% " + line for line in _wrap("Next to the number: " + c.sentence, 100))
+    return "\n\n".join(blocks) + "\n\n" + comment + "\n"
+
+
+def _source_note(s: Source) -> str:
+    where = f"{s.repository}@{s.commit[:12]}" if s.repository and s.commit else s.repository
+    return (f"atari5-spec source {s.source_id} ({s.kind}); {s.n_rows} rows used; from {where}"
+            + (f", {s.path}" if s.path else "") + (f"; licence {s.licence}" if s.licence else ""))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + [line]
+
+
+# --- CFF, APA, JSON ----------------------------------------------------------------------------------------------
+
+def _yaml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid YAML double-quoted scalar
+
+
+def as_cff(c: Citation) -> str:
+    """A CITATION.cff (CFF 1.2.0) for this install's versions."""
+    lines = ["cff-version: 1.2.0",
+             f"message: {_yaml_string('If you report an Atari-5 score, cite the Atari-5 paper (preferred-citation) and this software at the version used, and paste the signature printed by atari5-spec score next to the number. ' + c.sentence)}",
+             "type: software",
+             f"title: {_yaml_string(SOFTWARE_TITLE)}",
+             f"version: {_yaml_string(c.code_version)}",
+             *([f"date-released: {_yaml_string(c.release_date)}"] if c.release_date else []),
+             f"abstract: {_yaml_string(_software_note(c) + '.')}",
+             "authors:", f"  - name: {_yaml_string(SOFTWARE_AUTHOR)}",
+             "license:", "  - MIT", "  - CC-BY-SA-4.0"]
+    if DOI:
+        lines.append(f"doi: {_yaml_string(DOI)}")
+    lines += ["preferred-citation:", "  type: conference-paper", f"  title: {_yaml_string(PAPER['title'])}",
+              "  authors:"]
+    lines += [f"    - family-names: {family}\n      given-names: {given}" for family, given in PAPER["authors"]]
+    lines += [f"  collection-title: {_yaml_string(PAPER['booktitle'])}", "  publisher:",
+              f"    name: {PAPER['publisher']}", f"  volume: {PAPER['volume']}", f"  year: {PAPER['year']}",
+              "  identifiers:", "    - type: other", f"      value: {_yaml_string('arXiv:' + PAPER['arxiv'])}",
+              "      description: arXiv preprint", f"  url: {_yaml_string(PAPER['url'])}"]
+    if c.sources:
+        lines.append("references:")
+        for s in c.sources:
+            lines += [f"  - type: {'data' if s.kind in ('scrape', 'compilation', 'contribution') else 'generic'}",
+                      f"    title: {_yaml_string(s.title)}", "    authors:",
+                      f"      - name: {_yaml_string(s.repository or 'not stated')}"]
+            if s.year:
+                lines.append(f"    year: {int(s.year)}")
+            if s.repository:
+                lines.append(f"    repository: {_yaml_string('https://github.com/' + s.repository)}")
+            lines.append(f"    notes: {_yaml_string(_source_note(s))}")
+    return "\n".join(lines) + "\n"
+
+
+def as_apa(c: Citation) -> str:
+    authors = ", ".join(f"{family}, {given[0]}." for family, given in PAPER["authors"][:-1])
+    last = PAPER["authors"][-1]
+    lines = [f"{authors}, & {last[0]}, {last[1][0]}. ({PAPER['year']}). {PAPER['title']}. In {PAPER['booktitle']} "
+             f"({PAPER['series']}, Vol. {PAPER['volume']}). {PAPER['publisher']}. {PAPER['url']}",
+             f"{SOFTWARE_AUTHOR}. ({c.release_date[:4] if c.release_date else 'n.d.'}). {SOFTWARE_TITLE} (Version {c.code_version}; data package "
+             f"{c.data_version}) [Computer software and data set]." + (f" https://doi.org/{DOI}" if DOI else "")]
+    for s in c.sources:
+        lines.append(f"{s.title}. ({s.year or 'n.d.'}). [Data source {s.source_id}]. "
+                     + (f"https://github.com/{s.repository}" if s.repository else ""))
+    return "\n\n".join(line.rstrip() for line in lines) + "\n\nNext to the number: " + c.sentence + "\n"
+
+
+def as_json(c: Citation) -> str:
+    out = {"paper": {k: (list(map(list, v)) if k == "authors" else v) for k, v in PAPER.items()},
+           "software": {"title": SOFTWARE_TITLE, "author": SOFTWARE_AUTHOR, "version": c.code_version,
+                        "date_released": c.release_date, "data_version": c.data_version,
+                        "coefficients": c.coefficients, "calibration": c.calibration, "doi": DOI},
+           "sources": [s._asdict() for s in c.sources], "sentence": c.sentence}
+    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"

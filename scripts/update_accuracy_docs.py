@@ -1,0 +1,60 @@
+"""Regenerate the generated blocks of docs/out-of-sample.md and README.md from the pinned calibrations.
+
+    python scripts/update_accuracy_docs.py          # rewrite the blocks in place
+    python scripts/update_accuracy_docs.py --check  # exit 1 if a block differs (what tests/test_evaluation_docs.py checks)
+
+Blocks are marked ``<!-- NAME:start -->`` ... ``<!-- NAME:end -->``:
+paper-2023 and refit-2026-11 (every pinned error, pooled calibration), designs
+(the interval designs compared leave-one-paper-out), intervals (coverage and
+width of the default calibration, also in the README as accuracy).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import atari5_spec
+from atari5_spec.method.evaluation.designs import designs_markdown
+from atari5_spec.method.evaluation.report import interval_markdown, pinned_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def blocks(root: Path = ROOT) -> dict[Path, dict[str, str]]:
+    dataset = atari5_spec.load(root)
+    return {
+        root / "docs" / "out-of-sample.md": {
+            "paper-2023": pinned_markdown(root, "paper-2023"),
+            "refit-2026-11": pinned_markdown(root, "refit-2026-11"),
+            "designs": designs_markdown(dataset, "paper-2023"),
+            "intervals": interval_markdown(root, "paper-2023"),
+        },
+        root / "README.md": {"accuracy": interval_markdown(root, "paper-2023")},
+    }
+
+
+def replace_block(text: str, name: str, content: str) -> str:
+    start, end = f"<!-- {name}:start -->\n", f"<!-- {name}:end -->"
+    head, rest = text.split(start)
+    _, tail = rest.split(end)
+    return head + start + content + end + tail
+
+
+def main(argv: list[str]) -> int:
+    stale = []
+    for path, generated in blocks().items():
+        text = path.read_text(encoding="utf-8")
+        new = text
+        for name, content in generated.items():
+            new = replace_block(new, name, content)
+        if new != text:
+            stale.append(path.name)
+            if "--check" not in argv:
+                path.write_text(new, encoding="utf-8")
+    print(("stale: " if "--check" in argv else "rewrote: ") + (", ".join(stale) or "nothing"))
+    return 1 if stale and "--check" in argv else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

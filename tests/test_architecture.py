@@ -1,0 +1,116 @@
+"""The package's layers (docs/architecture.md): every import inside atari5_spec points down.
+
+The imports are read from the source with ``ast`` (module level and inside
+functions alike), so a lazy import inside a command counts as much as one at
+the top of a file.
+"""
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+import atari5_spec
+
+PACKAGE = Path(atari5_spec.__file__).resolve().parent
+
+# Bottom to top. A module may import its own layer and the layers with a lower rank; two layers
+# of the same rank (contributions, analyses) may not import each other. `_version` is a leaf
+# every layer may import; the root `__init__` is the public facade, which nothing inside imports.
+LAYER_RANK = {"_version": 0, "data": 1, "method": 2, "scoring": 3, "contributions": 4, "analyses": 4, "cli": 5}
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path):
+    """(line, imported module) for every import of atari5_spec in the file, relative ones resolved."""
+    name = module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target == "atari5_spec" or target.startswith("atari5_spec."):
+                # `from atari5_spec.method import training`: the names may be modules themselves
+                for alias in node.names:
+                    candidate = f"{target}.{alias.name}"
+                    is_module = (PACKAGE.parent / Path(*candidate.split("."))).with_suffix(".py").is_file() or \
+                        (PACKAGE.parent / Path(*candidate.split("."))).is_dir()
+                    yield node.lineno, candidate if is_module else target
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "atari5_spec" or alias.name.startswith("atari5_spec."):
+                    yield node.lineno, alias.name
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None  # None: the root package itself
+
+
+def upward_imports() -> list[str]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        here = layer_of(module_name(path))
+        if here is None:
+            continue  # the public facade imports lazily, by name, from every layer
+        for line, target in imported_modules(path):
+            there = layer_of(target)
+            where = f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}"
+            if there is None:
+                found.append(f"{where}: the root package is the public facade; import the module that defines it")
+            elif there == here:
+                continue
+            elif here == "_version":
+                found.append(f"{where}: _version is a leaf and imports nothing")
+            elif LAYER_RANK[there] >= LAYER_RANK[here]:
+                found.append(f"{where}: layer '{here}' may not import layer '{there}' "
+                             f"(imports point down: {' < '.join(sorted(LAYER_RANK, key=LAYER_RANK.get))})")
+    return found
+
+
+def test_every_module_lives_in_a_layer():
+    loose = sorted(p.name for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "_version"))
+    folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())
+    assert not loose, f"modules outside the layers (put each in one of {sorted(LAYER_RANK)}): {loose}"
+    assert set(folders) == set(LAYER_RANK) - {"_version"}, folders
+
+
+def test_nothing_imports_upward():
+    problems = upward_imports()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
+    # The rule must be able to fail: a data module importing the scoring layer is reported by file and line.
+    fake = tmp_path / "atari5_spec"
+    (fake / "data").mkdir(parents=True)
+    (fake / "scoring").mkdir()
+    for folder in (fake, fake / "data", fake / "scoring"):
+        (folder / "__init__.py").write_text("")
+    (fake / "scoring" / "estimate.py").write_text("")
+    (fake / "data" / "loading.py").write_text("import json\n\n\ndef f():\n    from ..scoring import estimate\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    assert upward_imports() == [
+        "atari5_spec/data/loading.py:5 imports atari5_spec.scoring.estimate: layer 'data' may not import layer "
+        "'scoring' (imports point down: _version < data < method < scoring < contributions < analyses < cli)"]
+
+
+@pytest.mark.parametrize("layer", sorted(set(LAYER_RANK) - {"_version"}))
+def test_each_layer_says_what_it_holds_and_may_import(layer):
+    doc = ast.get_docstring(ast.parse((PACKAGE / layer / "__init__.py").read_text(encoding="utf-8")))
+    assert doc and "May import" in doc, f"atari5_spec/{layer}/__init__.py: a docstring saying what it may import"
+
+
+def test_the_architecture_page_names_every_layer():
+    text = DOCS.read_text(encoding="utf-8")
+    for layer in set(LAYER_RANK) - {"_version"}:
+        assert f"`{layer}/`" in text, f"docs/architecture.md does not describe {layer}/"

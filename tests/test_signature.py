@@ -1,0 +1,189 @@
+"""The citation signature: printed by ``score``, parsed back, checked field by field by ``signature check``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from scoring_support import write_csv
+
+import atari5_spec
+from atari5_spec.cli import main
+from atari5_spec.data.errors import InputError
+from atari5_spec.method.pinned import load_coefficient_set
+from atari5_spec.scoring.estimate import score
+from atari5_spec.scoring.signature import Signature, data_package_version, parse_signature
+from atari5_spec.scoring.signature_check import check_signature
+
+OLD_FORMAT = "Atari-5|coef:paper-2023@071b0e4b|norm:agent57-human|phi:log10p1|seeds:3,3,3,3,3|boot:10000,seed=0,ci=95|v:0.1.0"
+# Three seeds per Atari-5 game: the estimate, a seed interval and a prediction interval.
+RUNS = {"battle_zone": [30000, 32000, 31000], "double_dunk": [-1, -2, 0], "name_this_game": [12000, 11000, 13000],
+        "phoenix": [8000, 9000, 7000], "qbert": [15000, 16000, 14000]}
+
+
+@pytest.fixture()
+def run(capsys):
+    def invoke(*arguments):
+        status = main(list(arguments))
+        out, err = capsys.readouterr()
+        return status, out, err
+    return invoke
+
+
+@pytest.fixture()
+def scores_csv(tmp_path):
+    lines = [f"{game},{value},{seed}" for game, values in RUNS.items() for seed, value in enumerate(values, 1)]
+    return write_csv(tmp_path / "runs.csv", "game,score,seed", lines)
+
+
+@pytest.fixture()
+def pasted_line(run, scores_csv):
+    """The line `score` asks to paste, exactly as printed."""
+    status, out, _ = run("score", str(scores_csv))
+    assert status == 0
+    lines = out.splitlines()
+    return lines[lines.index(next(l for l in lines if l.startswith("Paste this line"))) + 1].strip()
+
+
+def test_the_api_returns_the_signature_parsed():
+    result = score(RUNS)
+    coefficients = load_coefficient_set()
+    parsed = result.parsed_signature
+    assert isinstance(parsed, Signature) and str(parsed) == result.signature
+    assert (parsed.subset, parsed.kind) == ("Atari-5", "score")
+    assert (parsed.coefficients, parsed.coefficients_digest) == (coefficients.version, coefficients.digest)
+    assert f"{parsed.calibration}@{parsed.calibration_digest}" == result.prediction_interval.calibration
+    assert parsed.seeds == (3, 3, 3, 3, 3)
+    assert (parsed.boot.n_resamples, parsed.boot.seed, parsed.boot.ci_percent) == (10000, 0, 95.0)
+    assert parsed.data_version == data_package_version()
+    assert parsed.code_version == atari5_spec.__version__
+    single = score({g: v[0] for g, v in RUNS.items()}).parsed_signature
+    assert single.seeds is None and single.boot is None and single.calibration is not None
+
+
+def test_pasted_score_line_matches(run, pasted_line, scores_csv):
+    status, out, err = run("signature", "check", pasted_line, "--scores", str(scores_csv))
+    assert status == 0, out + err
+    assert "matches: this install reproduces" in out
+    assert re.search(r"^  score\s+matches", out, re.M) and re.search(r"^  prediction interval\s+matches", out, re.M)
+    # the signature alone matches too (no number to compare)
+    status, out, _ = run("signature", "check", pasted_line.split("[")[1].rstrip("]"))
+    assert status == 0 and "matches: this install" in out
+
+
+FIELD_CHANGES = {
+    "subset": ("[Atari-5|", "[Atari-3|"),
+    "coef": ("coef:paper-2023@071b0e4b", "coef:paper-2023@071b0e4c"),
+    "cal": ("|cal:", "|cal:other-"),
+    "norm": ("norm:agent57-human", "norm:custom-0123abcd"),
+    "phi": ("phi:log10p1", "phi:log10"),
+    "seeds": ("seeds:3,3,3,3,3", "seeds:3,3,3,3,2"),
+    # boot: is checked through the interval it produced, at the printed precision: 50 resamples move it
+    "boot": ("boot:10000,", "boot:50,"),
+    "data": ("|data:", "|data:0."),
+    "v": ("|v:", "|v:9."),
+}
+
+
+@pytest.mark.parametrize("field", sorted(FIELD_CHANGES))
+def test_changing_one_field_is_detected_and_named(run, pasted_line, scores_csv, field):
+    old, new = FIELD_CHANGES[field]
+    assert old in pasted_line
+    altered = pasted_line.replace(old, new, 1)
+    check = check_signature(altered, scores=_observations(scores_csv))
+    assert field in check.differing, check
+    status, out, err = run("signature", "check", altered, "--scores", str(scores_csv))
+    assert status == 1 and "does not match: " in out and field in out.splitlines()[-1]
+    assert "Traceback" not in err and err.startswith("error: the signature does not match")
+
+
+def test_a_changed_number_or_interval_is_detected(run, pasted_line, scores_csv):
+    number = re.search(r"score ([\d,.]+)", pasted_line).group(1)
+    bumped = f"{float(number.replace(',', '')) + 0.1:,.1f}"
+    status, out, _ = run("signature", "check", pasted_line.replace(f"score {number}", f"score {bumped}"),
+                         "--scores", str(scores_csv))
+    assert status == 1 and out.splitlines()[-1] == "does not match: score differs"
+    low = re.search(r"interval ([\d,.]+) to", pasted_line).group(1)
+    status, out, _ = run("signature", "check", pasted_line.replace(f"interval {low} ", "interval 1.0 "),
+                         "--scores", str(scores_csv))
+    assert status == 1 and "prediction interval" in out.splitlines()[-1]
+
+
+def test_an_old_format_signature_is_read():
+    parsed = parse_signature(OLD_FORMAT)
+    assert parsed.format == "0.1" and str(parsed) == OLD_FORMAT
+    assert parsed.calibration is None and parsed.data_version is None and parsed.code_version == "0.1.0"
+    check = check_signature(OLD_FORMAT, scores=_observations_from(RUNS))
+    status = {c.field: c.status for c in check.fields}
+    assert status["cal"] == status["data"] == "not in signature"
+    assert status["coef"] == status["norm"] == status["phi"] == status["seeds"] == "matches"
+    assert check.differing == (() if atari5_spec.__version__ == "0.1.0" else ("v",))
+    # the 0.1.0 paste line, with its ", calibration ..." inside the parentheses, is read too
+    line = f"Atari-5 score 109.7 (95% prediction interval 65.6 to 182.1, calibration paper-2023@9ca22b6e)  [{OLD_FORMAT}]"
+    assert check_signature(line).reported.number == "109.7"
+
+
+@pytest.mark.parametrize("text", ["", "Atari-5", "Atari-5|coef:paper-2023|norm:x|phi:log10p1|v:1",
+                                  "Atari-5|coef:paper-2023@071b0e4b|norm:x|phi:log10p1|v:1|zz:3",
+                                  "Atari-5|v:1|coef:paper-2023@071b0e4b|norm:x|phi:log10p1",
+                                  "Atari-5 score 12 (95% interval) [Atari-5|",
+                                  "Atari-5|coef:../../etc@071b0e4b|norm:x|phi:log10p1|v:1",
+                                  "Atari-5|coef:paper-2023@071b0e4b|norm:\x1b[31m|phi:log10p1|v:1",
+                                  "Atari-5|" + "x" * 5000])
+def test_malformed_signatures_are_one_line_errors(run, text):
+    with pytest.raises(InputError):
+        check_signature(text)
+    status, out, err = run("signature", "check", text)
+    assert status == 1 and err.startswith("error: ") and len(err.strip().splitlines()) == 1
+
+
+def _observations_from(runs):
+    return {g: list(v) for g, v in runs.items()}
+
+
+def _observations(path):
+    from atari5_spec.scoring.input import read_scores_file
+
+    return read_scores_file(str(path))
+
+
+def test_an_unknown_version_or_subset_is_named_not_a_traceback(run, scores_csv):
+    text = f"Atari-7|coef:future-2027@abcdef12|norm:agent57-human|phi:log10p1|data:{data_package_version()}|v:1.0.0"
+    status, out, err = run("signature", "check", text, "--scores", str(scores_csv))
+    assert status == 1 and "Traceback" not in err
+    assert out.splitlines()[-1] == "does not match: subset, coef differ"
+    assert re.search(r"^  score\s+not checked .*not recomputed", out, re.M)
+
+
+def test_a_line_printed_by_0_1_0_is_recomputed_with_the_calibration_it_names(run, scores_csv):
+    """0.1.0 printed the calibration beside the interval; the check recomputes with that (pooled) calibration,
+    not with this install's default one, and finds the same number and interval (only v: differs)."""
+    from atari5_spec.method.calibration import read_calibration
+
+    coefficients = load_coefficient_set("paper-2023")
+    pooled = read_calibration(coefficients.path, "pooled")
+    result = score(RUNS, coefficients="paper-2023")
+    from atari5_spec.scoring.estimate import _prediction_interval
+
+    pi = _prediction_interval(coefficients.subsets["Atari-5"], {g: tuple(v) for g, v in RUNS.items()},
+                              result.estimate, result.interval, pooled, 0.95)
+    line = (f"Atari-5 score {result.estimate:,.1f} (95% prediction interval {pi.low:,.1f} to {pi.high:,.1f}, "
+            f"calibration paper-2023@{pooled.digest})  [{OLD_FORMAT}]")
+    status, out, _ = run("signature", "check", line, "--scores", str(scores_csv))
+    assert re.search(r"^  prediction interval\s+matches", out, re.M), out
+    assert out.splitlines()[-2] == "the reported number and interval are reproduced by this install all the same"
+    assert status == (0 if atari5_spec.__version__ == "0.1.0" else 1)
+
+
+def test_every_signature_the_package_prints_parses_back_to_itself():
+    from atari5_spec.scoring.estimate import relative_score
+    from atari5_spec.scoring.prediction import predict
+    from atari5_spec.scoring.ranking import leaderboard
+
+    baseline = {g: [v * 0.8 for v in values] for g, values in RUNS.items()}
+    printed = [score(RUNS).signature, predict({g: v[0] for g, v in RUNS.items()}).signature,
+               leaderboard().signature, relative_score(RUNS, baseline).signature]
+    parsed = [parse_signature(text) for text in printed]
+    assert [str(p) for p in parsed] == printed
+    assert [p.kind for p in parsed] == ["score", "per-game", "score", "ratio"]
+    assert parsed[3].calibration is not None  # the ratio's prediction interval names its calibration
