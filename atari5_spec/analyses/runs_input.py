@@ -23,7 +23,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from ..data.errors import InputError
-from ..data.ids import UnknownGameError, game_aliases, resolve_game
+from ..data.ids import UnknownGameError, game_aliases, resolve_game, run_id
 from ..scoring.input import parse_score
 
 __all__ = ["RUN_COLUMNS", "read_runs", "runs_from_text", "AgentRuns", "normalised_runs"]
@@ -64,6 +64,10 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
             raise InputError(f"{where}, column 'agent': empty; name the agent these runs belong to")
         if not seed:
             raise InputError(f"{where}, column 'seed': empty; give each run of a game its own seed")
+        try:
+            seed = str(run_id(seed))  # the rule contributions and data/seed_scores.csv follow ("007" is "7")
+        except ValueError as error:
+            raise InputError(f"{where}, column 'seed': {error}") from None
         try:
             game = resolve_game(row[at["game"]], aliases)
         except UnknownGameError as error:
