@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Rebuild data/, the refit version and the calibrations, in the order they were made.
-# Usage: scripts/rebuild_data.sh UPSTREAM_ATARI5_DIR UPSTREAM_2023_DIR PACKAGE_DIR
+# Usage: scripts/rebuild_data.sh UPSTREAM_ATARI5_DIR UPSTREAM_2023_DIR PACKAGE_DIR [UPSTREAM_2026_DIR]
+# UPSTREAM_2026_DIR (data 1.12.0-1.21.0, issue 20): bbf/ and slm-lab/ as ../shared/upstream-2026 holds them,
+# chainerrl/{rainbow,iqn}/README.md and btr/results.csv, the files named in scripts/import_2026.py's docstring
+# (repository@commit:path).
 # PACKAGE_DIR: a copy of the package at data version 0.1.0 (git archive of the 0.1.0 commit) with
 # today's schemas/ and an empty contributions/ folder. Compare the result with `cmp` file by file.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-atari5="$1"; upstream2023="$2"; package="$3"
+atari5="$1"; upstream2023="$2"; package="$3"; upstream2026="${4:-}"
 python "$here/import_upstream.py" "$atari5" --out "$package"
 python "$here/migrate_0_to_1.py" "$package"
 python "$here/import_2023.py" "$upstream2023" --package "$package" --fixture "$package/upstream_2023_sample.json.gz"
@@ -15,3 +18,7 @@ inclusion rule admits today (the paper's pool plus the results after 2022, publi
 chosen among four candidates by leave-one-paper-out error (atari5-spec evaluate --refit-candidates). The paper's games \
 are kept."
 atari5-spec evaluate --path "$package" --version refit-2026-11 --pin-calibration
+# Issue 20: the field's results since 2022, one `contribute add` (one data version) per agent.
+if [[ -n "$upstream2026" ]]; then
+  python "$here/import_2026.py" "$upstream2026" --package "$package"
+fi

@@ -142,8 +142,9 @@ BAD_INPUTS = {
                          "did you mean battle_zone"]),
     "unknown-game": (_scores(BASE_SCORES + "Minecraft,100\n"),
                      ["scores.csv, line 7, column 'game'", "unknown game 'Minecraft'"]),
-    "game-outside-the-57": (_scores(BASE_SCORES + "Air Raid,1000\n"),
-                            ["scores.csv, line 7, column 'game'", "air_raid is not one of the 57 canonical games"]),
+    "ale-game-not-in-the-package": (_scores(BASE_SCORES + "Adventure,0\n"),
+                                    ["scores.csv, line 7, column 'game'", "'Adventure' is the ALE game adventure, "
+                                     "outside the 57-game benchmark"]),
     "duplicate-row": (_scores(BASE_SCORES + "Q*bert,18230\n"),
                       ["scores.csv, line 7, column 'game'", "duplicate row: qbert is given again (first on line 6)"]),
     "duplicate-spelling": (_scores(BASE_SCORES + "ALE/Qbert-v5,18000\n"),
@@ -229,10 +230,10 @@ BAD_INPUTS = {
                           ["scores.csv, line 7, column 'game': text starting with '='"]),
     "file-too-large": (_oversized, ["scores.csv: is 1,048,577 bytes, more than the limit of 1,048,576 bytes"]),
     "far-below-random": (_scores(BASE_SCORES.replace("-1.2", "-100")),
-                         ["scores.csv, line 3, column 'score'", "far below random play on double_dunk",
-                          "check the sign"]),
+                         ["scores.csv, line 3, column 'score'", "81.45 points below random play on double_dunk",
+                          "37.9 times the human-random gap below random"]),
     "negative-seed": (_scores("game,score,seed\nPhoenix,35000,-1\n"),
-                      ["scores.csv, line 2, column 'seed': '-1' is below the minimum 0"]),
+                      ["scores.csv, line 2, column 'seed': '-1' is not a run id"]),
     "per-seed-only-for-best-checkpoint": (
         lambda c: make_submission(c, meta=metadata(protocol={"statistic": "best-checkpoint"}),
                                   scores="game,score,seed\nPhoenix,35000,0\nPhoenix,36000,1\n"),
@@ -267,7 +268,7 @@ def test_bad_submission_is_rejected_with_place_and_fix_and_nothing_changes(case,
 
 
 def test_check_lists_every_problem_not_just_the_first(package):
-    scores = "game,score\nBattel Zone,1\nDouble Dunk,12.3k\nAir Raid,5\nPhoenix,nan\nPhoenix,1\n"
+    scores = "game,score\nBattel Zone,1\nDouble Dunk,12.3k\nAdventure,5\nPhoenix,nan\nPhoenix,1\n"
     folder = make_submission(package / "contributions", meta=metadata(paper={"year": THIS_YEAR + 5, "arxiv": None}),
                              scores=scores)
     report = contrib.check_submission(folder)

@@ -100,7 +100,9 @@ def test_pinned_calibration_is_what_the_data_gives(data, paper):
     _, errors = paper
     pinned = {(r["subset"], r["agent"]): float(r["log_error"]) for r in calibration.rows}
     computed = {(r.subset, r.agent): r.log_error for r in errors.itertuples()}
-    assert pinned.keys() == computed.keys()
+    # Agents merged after the version was pinned are new evidence for a new calibration version (the pinned
+    # one never changes): every pinned error must still be what the data gives.
+    assert pinned.keys() <= computed.keys()
     assert max(abs(pinned[k] - computed[k]) for k in pinned) < 1e-9
 
 

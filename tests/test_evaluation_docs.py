@@ -61,10 +61,11 @@ def test_docs_refit_candidate_figures_are_what_evaluate_computes(evaluated):
 
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-README_AGENTS = {"DreamerV3, 200M frames": "dreamerv3", "MuZero learning curves, 200M frames": "muzero-curves",
+# The README's generated table (analyses.contributed_results) labels agents by name and budget.
+README_AGENTS = {"DreamerV3, 200M frames": "dreamerv3", "MuZero (learning curves), 200M frames": "muzero-curves",
                  "PPO (DreamerV3 authors' runs), 200M frames": "ppo-dreamerv3",
-                 "CleanRL PPO (envpool), 40M frames": "ppo-cleanrl-envpool",
-                 "openai/baselines PPO2, 40M frames": "ppo2-baselines"}
+                 "PPO (CleanRL, envpool), 40M frames": "ppo-cleanrl-envpool",
+                 "PPO2 (openai/baselines), 40M frames": "ppo2-baselines"}
 
 
 def test_readme_accuracy_figures_are_the_pinned_errors():

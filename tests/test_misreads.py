@@ -16,8 +16,8 @@ HEADER = "agent,game,seed,score\n"
 @pytest.mark.parametrize("text, message", [
     (HEADER + "A,pong,0,1,234\n", "line 2: 5 cells under a header of 4 columns; quote values"),
     (HEADER + "A,pong,0\n", "line 2: 3 cells under a header of 4 columns; fill the missing cells"),
-    (HEADER + "A,pong,1.7,3\n", "line 2, column 'seed': '1.7' is not a whole number"),
-    (HEADER + "A,pong,nan,3\n", "line 2, column 'seed': 'nan' is not a whole number"),
+    (HEADER + "A,pong,1.7,3\n", "line 2, column 'seed': '1.7' is not a run id"),
+    (HEADER + "A,pong,nan,3\n", "line 2, column 'seed': 'nan' is not a run id"),
     (HEADER + "A,pong,0,nan\n", "line 2, column 'score': 'nan' is not a finite score"),
     (HEADER + "A,pong,0,1e400\n", "line 2, column 'score'"),
     (HEADER + 'A,pong,0,"' + "9" * 140_000 + '"\n', "line 2: field larger than field limit"),

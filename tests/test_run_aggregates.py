@@ -235,7 +235,6 @@ def test_aggregate_command_text_and_figure(tmp_path, capsys, dataset, five_games
     ("agent,game,seed,score\nA,pong,1,3\nB,breakout,1,4\n", "agent 'A' has no runs of breakout"),
     ("agent,game,seed,score\nA,pong,1,3\nA,breakout,2,4\n", "agent 'A' has seed '1' for some games but not for "
                                                           "breakout"),
-    ("agent,game,seed,score\nA,air_raid,1,3\n", "line 2, column 'game': no random and human scores for air_raid"),
 ])
 def test_bad_runs_files_say_where_and_how_to_fix(tmp_path, capsys, text, message):
     path = tmp_path / "runs.csv"

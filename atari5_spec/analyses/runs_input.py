@@ -23,9 +23,8 @@ from typing import NamedTuple
 import pandas as pd
 
 from ..data.errors import InputError
-from ..data.limits import (ASCII_INTEGER, MAX_AGENTS, MAX_NUMBER_CHARS, MAX_RUNS_PER_GAME, MAX_SCORE_ROWS,
-                           escaped)
-from ..data.ids import UnknownGameError, game_aliases, resolve_game
+from ..data.ids import UnknownGameError, game_aliases, resolve_game, run_id
+from ..data.limits import MAX_AGENTS, MAX_RUNS_PER_GAME, MAX_SCORE_ROWS, escaped
 from ..scoring.input import parse_score
 
 __all__ = ["RUN_COLUMNS", "read_runs", "runs_from_text", "AgentRuns", "normalised_runs"]
@@ -71,14 +70,14 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
             raise InputError(f"{where}, column 'agent': empty; name the agent these runs belong to")
         if not seed:
             raise InputError(f"{where}, column 'seed': empty; give each run of a game its own seed")
-        if not ASCII_INTEGER.fullmatch(seed) or len(seed) > MAX_NUMBER_CHARS:
-            raise InputError(f"{where}, column 'seed': {escaped(seed)!r} is not a whole number; number the runs "
-                             "of a game 0, 1, 2, ...")
-        seed = str(int(seed))
         agents.setdefault(agent, number)
         if len(agents) > MAX_AGENTS:
             raise InputError(f"{where}, column 'agent': more than {MAX_AGENTS} agents, the limit of one "
                              "aggregate (every pair is compared): split the file")
+        try:
+            seed = str(run_id(seed))  # the rule contributions and data/seed_scores.csv follow ("007" is "7")
+        except ValueError as error:
+            raise InputError(f"{where}, column 'seed': {error}") from None
         try:
             game = resolve_game(row[at["game"]], aliases)
         except UnknownGameError as error:

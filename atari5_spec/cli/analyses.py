@@ -47,7 +47,17 @@ def _cmd_aggregate(args) -> int:
 
         require_matplotlib()  # fail before the bootstrap when the plot extra is missing
     games = load(args.path).games
-    runs = normalised_runs(read_runs(args.runs, games), games, source=args.runs)
+    runs = read_runs(args.runs, games)
+    # Games outside the 57 (Air Raid, Pooyan, Adventure, ...) have no random and human scores: left out, said so.
+    benchmark = set(games.loc[games["in_57"].astype(bool), "game_id"])
+    outside = sorted(set(runs["game_id"]) - benchmark)
+    if outside:
+        print(f"note: ignored, outside the 57 games of the benchmark (no random and human scores): "
+              f"{', '.join(outside)}", file=sys.stderr)
+        runs = runs[runs["game_id"].isin(benchmark)]
+        if runs.empty:
+            raise InputError(f"{args.runs}: no runs of the 57 benchmark games")
+    runs = normalised_runs(runs, games, source=args.runs)
     result = aggregate_runs(runs.scores, runs.games, n_resamples=args.resamples, confidence=args.confidence,
                             seed=args.seed)
     print(json.dumps(run_aggregates_as_dict(result), indent=2) if args.json else format_run_aggregates(result))

@@ -1,4 +1,4 @@
-"""``atari5-spec contribute check|add|curves``: the command line of atari5_spec.contributions (argparse only, imports on use)."""
+"""``atari5-spec contribute check|report|add|curves``: the command line of atari5_spec.contributions (argparse only, imports on use)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,42 @@ def _cmd_check(args) -> int:
     report = check_submission(args.path, args.package)
     print(format_report(report))
     return 0 if report.ok else 1
+
+
+def _relative(path) -> str:
+    import os
+
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _cmd_report(args) -> int:
+    import sys
+
+    from ..contributions.report import (any_problem, changed_files, report_markdown, report_text,
+                                        summarise_submission)
+    from ..data.datapackage import package_root
+    from ..data.errors import InputError
+    from ..data.loading import load
+    from ..data.paths import output_file, write_output
+    from ..scoring.ranking import leaderboard
+
+    if not args.changed and not args.paths:
+        raise InputError("give submission folders, or --changed BASE..HEAD to review the ones a revision range changes")
+    root = package_root(args.package)
+    changed = changed_files(root, args.changed) if args.changed else None
+    # Named relative to the current folder when inside it, so that the comment says contributions/<id>/scores.csv.
+    folders = list(args.paths) + [_relative(root / f) for f in (changed.submissions if changed else ())]
+    dataset = load(root)
+    board = leaderboard(dataset=dataset)
+    summaries = [summarise_submission(f, root, dataset=dataset, board=board) for f in folders]
+    text = report_markdown(summaries, changed) if args.markdown else report_text(summaries) + "\n"
+    if args.out:
+        output_file(args.out)
+        write_output(args.out, text)
+    else:
+        sys.stdout.write(text)
+    return 1 if any_problem(summaries, changed) else 0
 
 
 def _cmd_add(args) -> int:
@@ -71,8 +107,9 @@ def add_contribution_commands(commands) -> None:
     p = commands.add_parser(
         "contribute", help="check a submitted result (contributions/<id>/) or merge it into data/",
         description="Results are contributed by pull request as contributions/<algorithm-id>/ with metadata.yaml "
-                    "and scores.csv (copy contributions/_template). 'check' lists every problem; 'add' merges a "
-                    "clean submission into data/ append-only and bumps the data package version.")
+                    "and scores.csv (copy contributions/_template). 'check' lists every problem; 'report' reviews the "
+                    "submissions a pull request changes (the bot's comment); 'add' merges a clean submission into "
+                    "data/ append-only and bumps the data package version.")
     actions = p.add_subparsers(dest="contribute_action", metavar="ACTION")
     actions.required = True
 
@@ -81,6 +118,20 @@ def add_contribution_commands(commands) -> None:
     c.add_argument("--package", default=None,
                    help="data package to check against (default: the one the folder is in, else the installed one)")
     c.set_defaults(run=_cmd_check)
+
+    r = actions.add_parser(
+        "report", help="the pull-request review: problems, or what each submission adds, its estimate and rank",
+        description="Checks submission folders (given, or every contributions/<id>/ a git revision range changes) "
+                    "and prints per submission its problems (file, line, fix), or 'ready to merge' with what it "
+                    "would add, its Atari-5 estimate against its 57-game median, and where it would rank. Exit 1 "
+                    "when a submission has problems. The pull-request workflow posts its --markdown output.")
+    r.add_argument("paths", nargs="*", help="submission folders (contributions/<id>)")
+    r.add_argument("--changed", metavar="BASE..HEAD", default=None,
+                   help="review every submission folder changed between two git revisions")
+    r.add_argument("--markdown", action="store_true", help="Markdown (the pull-request comment) instead of text")
+    r.add_argument("--out", default=None, help="file to write (default: standard output)")
+    r.add_argument("--package", default=None, help="the data package (default: the one the current folder is in)")
+    r.set_defaults(run=_cmd_report)
 
     a = actions.add_parser("add", help="merge a clean submission into data/ (append-only, all files or none)")
     a.add_argument("path", help=SUBMISSION_HELP)

@@ -73,8 +73,8 @@ def add_scoring_commands(commands) -> None:
     p.add_argument("--sticky-actions", type=float, default=None, metavar="PROB",
                    help="the runs' sticky-action (repeat) probability, e.g. 0.25 for ALE/*-v5 or 0 for *NoFrameskip-v4 "
                         "(default: read from the game ids when they say)")
-    p.add_argument("--frames", type=float, default=None, metavar="N",
-                   help="training frames behind the scores (e.g. 200e6); reports the version's measured error at "
+    p.add_argument("--frames", default=None, metavar="N",
+                   help="training frames behind the scores (200M, 400k, 10M, 200e6); reports the version's measured error at "
                         "that budget")
     p.set_defaults(run=_cmd_score)
 
@@ -89,6 +89,11 @@ def add_scoring_commands(commands) -> None:
         ", beside its true 57-game median where it has at least 40 games. Give your scores to see your rank. "
         "Compare Atari-5 scores with Atari-5 scores, never with medians (paper section 8)."))
     _add_score_inputs(p, "the five Atari-5 games")
+    p.add_argument("--regime", default=None, help="only entries of this training regime (atari-100k, 10M, 200M, ...); "
+                                                  "Atari 100k entries are ranked only here")
+    p.add_argument("--sticky", choices=("yes", "no", "unknown"), default=None,
+                   help="only entries with sticky actions (yes), without (no), or whose source does not say (unknown)")
+    p.add_argument("--frames", default=None, metavar="N", help="only entries trained for N frames (200M, 400k, 10M)")
     p.set_defaults(run=_cmd_leaderboard)
 
 
@@ -277,12 +282,19 @@ def _relative_text(relative, baseline_source: str) -> list[str]:
     return lines
 
 
-def _whole_frames(value: float) -> int:
+def _whole_frames(value: str) -> int:
+    """--frames in the units people write (200M, 400k, 200e6), with a note when it looks like agent steps."""
     from ..data.errors import InputError
+    from ..data.frames import agent_steps_note, parse_budget
 
-    if not (value >= 1 and float(value).is_integer()):
-        raise InputError(f"--frames must be a positive whole number of frames (e.g. 200e6), not {value!r}")
-    return int(value)
+    try:
+        frames = parse_budget(value)
+    except InputError as error:
+        raise InputError(f"--frames: {error}") from None
+    note = agent_steps_note(frames)
+    if note:
+        print(f"note: --frames {value}: {note}", file=sys.stderr)
+    return frames
 
 
 def _cmd_score(args) -> int:
@@ -355,8 +367,12 @@ def _cmd_leaderboard(args) -> int:
     from ..data.limits import printable
     from ..scoring.ranking import COMPARISON_ADVICE, MIN_GAMES_FOR_MEDIAN, leaderboard
 
+    from ..data.frames import format_frames
+
     observations = _observations(args, required=False)
-    board = leaderboard(observations or None, subset=args.subset, coefficients=args.coefficients)
+    board = leaderboard(observations or None, subset=args.subset, coefficients=args.coefficients,
+                        regime=args.regime, sticky=args.sticky,
+                        frames=None if args.frames is None else _whole_frames(args.frames))
     if args.json:
         print(json.dumps({"subset": board.subset, "coefficients": board.coefficients_version,
                           "signature": board.signature, "advice": COMPARISON_ADVICE,
@@ -366,9 +382,14 @@ def _cmd_leaderboard(args) -> int:
         return 0
     name = board.subset
     print(f"{name} scores of the {len(board.rows)} algorithms in the dataset with all {name} games "
-          f"(coefficients {board.coefficients_version}).")
-    print(f"The 57-game median is shown for orientation where an algorithm has >= {MIN_GAMES_FOR_MEDIAN} games.")
-    print(f"\n  {'rank':>4}  {'algorithm':<34} {name:>10} {'median':>10} {'games':>5}")
+          f"(coefficients {board.coefficients_version})" + (f", {', '.join(board.filters)}." if board.filters else "."))
+    print(f"The 57-game median is shown for orientation where an algorithm has >= {MIN_GAMES_FOR_MEDIAN} games; "
+          "the protocol columns say how the numbers were made ('-': the source does not say).")
+    if board.other_regimes:
+        print(f"Entries with short training budgets ({', '.join(board.other_regimes)}) are ranked among their peers: "
+              f"--regime {board.other_regimes[-1]}.")
+    print(f"\n  {'rank':>4}  {'algorithm':<34} {name:>10} {'median':>10} {'games':>5}  "
+          f"{'regime':>10} {'frames':>7} {'sticky':>6} {'statistic':<21} {'seeds':>5}")
     user_line = (f"  {'->':>4}  {'your agent':<34} {_number(board.user_estimate):>10}"
                  if board.user_estimate is not None else None)
     for row in board.rows:
@@ -376,8 +397,13 @@ def _cmd_leaderboard(args) -> int:
             print(user_line)
             user_line = None
         label = printable(row.name) if row.kind == "agent" else f"{printable(row.name)} ({row.kind})"
+        def shown(value):
+            return "-" if value is None else str(value)
+
+        frames = "-" if row.training_frames is None else format_frames(int(row.training_frames))
         print(f"  {row.rank:>4}  {label[:34]:<34} {_number(row.estimate):>10} {_number(row.median):>10} "
-              f"{row.n_games:>5}")
+              f"{row.n_games:>5}  {shown(row.regime):>10} {frames:>7} {shown(row.sticky_action_probability):>6} "
+              f"{shown(row.statistic):<21} {shown(row.seeds):>5}")
     if user_line:
         print(user_line)
     if board.user_rank is not None:

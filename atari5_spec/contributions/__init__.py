@@ -38,6 +38,8 @@ Where things are (one module per idea):
   :mod:`.reading` (all of it into a :class:`Submission`);
 * checking it against the data: :mod:`.checking` (the rows it adds, corrections);
 * merging it: :mod:`.merging` (appending rows, all files or none);
+* reviewing a pull request: :mod:`.report` (per changed submission its problems, or what it adds, its Atari-5
+  estimate against its 57-game median and its rank; the text the pull-request bot posts);
 * :mod:`.model`: the limits and the records passed between them;
 * learning curves to rows by one stated rule: :mod:`.curves`.
 

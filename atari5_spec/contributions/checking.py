@@ -167,6 +167,7 @@ def planned_scores(submission: Submission, algorithm_id: str, source_id: str, up
     origin = origin_text(submission.metadata)
     label = _display(submission.folder, SCORES_FILE)
     planned, problems, warnings = PlannedRows([], [], []), [], []
+    uneven = []  # (game, runs, first line) where the per-seed rows differ from protocol.seeds
 
     def fit_row(game_id, score, raw_value, std, provenance):
         return dict(algorithm_id=algorithm_id, game_id=game_id, score=score, raw_value=raw_value, std=std,
@@ -182,8 +183,7 @@ def planned_scores(submission: Submission, algorithm_id: str, source_id: str, up
         published = next((s for s in given if s.kind == "published"), None)
         seeds = [s for s in given if s.kind == "seed"]
         if seeds and n_seeds is not None and len(seeds) != n_seeds:
-            warnings.append(Problem(label, seeds[0].line, "seed", f"{game_id} has {len(seeds)} per-seed rows, "
-                                    f"metadata says seeds: {n_seeds}", "give every seed, or correct protocol.seeds"))
+            uneven.append((game_id, len(seeds), seeds[0].line))
         if published is not None:
             planned.scores.append(fit_row(game_id, published.score, published.raw_value, published.std,
                                           _provenance(f"{upstream}:{published.line}", origin, published.where)))
@@ -213,6 +213,16 @@ def planned_scores(submission: Submission, algorithm_id: str, source_id: str, up
                  last_frame=s.last_frame, source_id=source_id,
                  provenance=_provenance(f"{upstream}:{s.line}", origin, s.where))
             for s in given if s.kind == "budget")
+    if uneven:
+        # Runs per game are taken from the per-seed rows (data/seed_scores.csv keeps every one): one warning,
+        # not one per game, so that a file with a different number of runs per game (BBF) reads as what it is.
+        counts = sorted({n for _, n, _ in uneven} | {n_seeds})
+        listed = ", ".join(f"{g} {n}" for g, n, _ in uneven[:8]) + (", ..." if len(uneven) > 8 else "")
+        warnings.append(Problem(label, uneven[0][2], "seed",
+                                f"per-seed rows per game differ from protocol.seeds ({n_seeds}) for {len(uneven)} "
+                                f"game(s) ({listed}); runs per game range over {counts[0]}-{counts[-1]} and are "
+                                "taken from the rows", "nothing to do if the source has a different number of runs "
+                                "per game (set protocol.seeds to the usual number, or null); else give every seed"))
     return planned, problems, warnings
 
 
@@ -290,15 +300,29 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
         all_corrections = False
     if problems:
         return None, problems, warnings
+    games57 = set(dataset.games.loc[dataset.games["in_57"].astype(bool), "game_id"])
+    too_few = None
+    outside = sorted({r["game_id"] for r in rows} - games57)
+    if outside:
+        warnings.append(Problem(scores_label, None, "game",
+                                f"{len(outside)} game(s) outside the 57-game benchmark ({', '.join(outside)}): "
+                                "stored, and left out of every fit, median and Atari-5 score",
+                                "nothing to do: they are real ALE games the source reports"))
     if algorithm is not None:
-        games57 = set(dataset.games.loc[dataset.games["in_57"].astype(bool), "game_id"])
         n_games = len({r["game_id"] for r in rows if r["use_in_fit"]} & games57)
+        from ..data.frames import agent_steps_note
+
+        steps = agent_steps_note(algorithm["training_frames"]) if algorithm["training_frames"] else None
+        if steps:
+            warnings.append(Problem(metadata_label, None, "protocol.training_frames", steps,
+                                    "training_frames counts emulator frames (skipped frames included)"))
         if algorithm["exclusion"]:
             warnings.append(Problem(metadata_label, None, "protocol",
                                     f"the entry stays out of fits: {algorithm['exclusion_note']}",
                                     "nothing to do if the protocol is right (it is stored with exclusion "
                                     f"{algorithm['exclusion']})"))
         elif n_games < FIT_MIN_GAMES:
+            too_few = f"{n_games} of the 57 games, fits need {FIT_MIN_GAMES}"
             warnings.append(Problem(scores_label, None, None, f"scores for {n_games} of the 57 games: fits need at "
                                     f"least {FIT_MIN_GAMES}, so the entry is stored but does not enter fits",
                                     "add every game the paper reports"))
@@ -306,7 +330,8 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
     first = int(dataset.scores["score_id"].max()) + 1 if len(dataset.scores) else 1
     scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
     bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"
-    return Merge(source, algorithm, scores, bump, target, planned.seed_scores, planned.budget_scores), [], warnings
+    return Merge(source, algorithm, scores, bump, target, planned.seed_scores, planned.budget_scores,
+                 tuple(outside), too_few), [], warnings
 
 
 # --- already merged ---------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from ..data.errors import InputError
 from ..data.limits import ASCII_NUMBER
+from ..data.rawvalues import PLUS_MINUS_SIGN
 from ..data.validation import Problem, format_problems
 
 MAX_FILE_BYTES = 1 << 20  # 1 MiB: a full 57-game table with 100 seeds is about 60 kB
@@ -27,7 +28,9 @@ DERIVABLE = ("mean", "median", "best-seed", "single-seed")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = ASCII_NUMBER  # plain decimal or scientific notation, ASCII digits only (see atari5_spec.limits)
 # "1705.80 ± 439.74": results tables print the mean and its spread in one cell.
-PLUS_MINUS = re.compile(r"(?P<score>[^±]*?)\s*(?:±|\+/-)\s*(?P<std>[^±]*)")
+# The same signs as data.rawvalues reads back from raw_value: "1705.80 ± 439.74", "1705.80+-439.74",
+# "1705.80 (± 439.74)"; the std is in group std or bracketed.
+PLUS_MINUS = re.compile(rf"(?P<score>.*?)\s*(?:{PLUS_MINUS_SIGN}\s*(?P<std>.*?)|\(\s*{PLUS_MINUS_SIGN}\s*(?P<bracketed>.*?)\s*\))")
 CURVE_COLUMNS = ("points", "first_frame", "last_frame")
 
 
@@ -36,7 +39,7 @@ class SubmittedScore(NamedTuple):
 
     line: int
     game_id: str
-    raw_value: str  # the score's text as written (stripped of surrounding spaces)
+    raw_value: str  # the score's text byte for byte as written, but for surrounding spaces
     score: float
     seed: int | None
     std: float | None = None
@@ -71,12 +74,23 @@ class Merge(NamedTuple):
     corrects: str | None
     seed_scores: list[dict] = []    # rows of data/seed_scores.csv
     budget_scores: list[dict] = []  # rows of data/budget_scores.csv
+    outside_games: tuple[str, ...] = ()  # games of the rows outside the 57 (stored, never in fits)
+    too_few_games: str | None = None  # '19 of the 57 games, fits need 40' when the entry has too few for fits
 
     def counts(self) -> str:
-        """'57 scores used by fits, 299 per-seed scores and 1495 budget scores'."""
-        fit = sum(1 for r in self.scores if r["use_in_fit"])
-        return (f"{fit} scores used by fits, {len(self.seed_scores)} per-seed scores and "
-                f"{len(self.budget_scores)} budget scores")
+        """'57 scores used by fits, 299 per-seed scores and 1495 budget scores'.
+
+        An entry whose protocol keeps it out of fits says so here, instead of
+        calling its per-game numbers "used by fits" next to a warning that it
+        stays out of them.
+        """
+        fit = sum(1 for r in self.scores if r["use_in_fit"] and r["game_id"] not in self.outside_games)
+        outside = sum(1 for r in self.scores if r["game_id"] in self.outside_games)
+        exclusion = (self.algorithm or {}).get("exclusion") or self.too_few_games
+        games = (f"{fit} per-game scores (kept out of fits: {exclusion})" if exclusion
+                 else f"{fit} scores used by fits")
+        games += f", {outside} of games outside the 57 (never in fits)" if outside else ""
+        return f"{games}, {len(self.seed_scores)} per-seed scores and {len(self.budget_scores)} budget scores"
 
 
 class PlannedRows(NamedTuple):

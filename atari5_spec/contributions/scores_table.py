@@ -69,6 +69,19 @@ def score_text_problem(text: str) -> tuple[str, str] | None:
 MAX_INT64 = 2 ** 63 - 1  # pandas stores integer columns in 64 bits
 
 
+def _run_id_problem(text: str) -> tuple[str, str] | None:
+    """The seed cell under the one rule for run ids (data.ids.run_id), which aggregate's runs files follow too."""
+    from ..data.ids import RUN_ID_RULE, run_id
+
+    if not text:
+        return None
+    try:
+        run_id(text)
+    except ValueError as error:
+        return str(error).split(":")[0], f"give {RUN_ID_RULE}; runs a source names otherwise are numbered 0, 1, ..."
+    return None
+
+
 def _cell_problem(field: dict, text: str) -> str | None:
     """Type and constraint problems of a non-score cell, from its Table Schema field."""
     kind, constraints = field.get("type", "string"), field.get("constraints", {})
@@ -199,7 +212,8 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
         if values.get("std"):
             return None, [Problem(label, line, "std", f"the score {raw_text!r} already gives the spread",
                                   "leave std empty, or write the score without '± spread'")]
-        values["score"], values["std"] = split.group("score").strip(), split.group("std").strip()
+        spread = split.group("std") if split.group("std") is not None else split.group("bracketed")
+        values["score"], values["std"] = split.group("score").strip(), spread.strip()
     for column, text in values.items():
         field = fields[column]
         hidden = control_character_problem(text)
@@ -214,7 +228,8 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
             continue
         if column == "game":
             continue
-        message = score_text_problem(text) if column == "score" else _cell_problem(field, text)
+        message = (score_text_problem(text) if column == "score" else _run_id_problem(text) if column == "seed"
+                   else _cell_problem(field, text))
         if isinstance(message, tuple):
             problems.append(Problem(label, line, column, *message))
         elif message:
@@ -248,24 +263,32 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
                                     f"{hint}use an ALE id (battle_zone), Gymnasium id or printed name "
                                     "of one of the 57 games"))
         else:
-            if not bool(constants.loc[game_id, "in_57"]):
-                problems.append(Problem(label, line, "game", f"{game_id} is not one of the 57 canonical games",
-                                        "remove the row: Atari-5 scores and fits use only the 57 games"))
+            if game_id not in constants.index:  # a real ALE game that data/games.csv does not list yet
+                problems.append(Problem(label, line, "game", f"{values['game']!r} is the ALE game {game_id}, "
+                                        "outside the 57-game benchmark, and data/games.csv does not list it yet",
+                                        f"ask a maintainer to add {game_id} to data/games.csv with in_57 false "
+                                        "(its rows are then stored and left out of fits), or remove the row"))
     if problems:
         return None, problems
     score = float(values["score"])
     random, human = constants.loc[game_id, "random_score"], constants.loc[game_id, "human_score"]
+    # Games outside the 57 have no random and human scores, so no floor: they are stored, never scored.
     floor = random - FAR_BELOW_RANDOM * (human - random)
     if score < floor:
+        gaps = (random - score) / (human - random)
         return None, [Problem(label, line, "score",
-                              f"{values['score']} is far below random play on {game_id} (random {random:g}, "
-                              f"human {human:g}; the limit is random - {FAR_BELOW_RANDOM} x (human - random) = {floor:g})",
-                              "check the sign, the game and the scale (raw score, not normalised); if the paper "
-                              "really prints it, say so in metadata notes and ask a maintainer")]
+                              f"{values['score']} is {random - score:g} points below random play on {game_id} "
+                              f"(random {random:g}, human {human:g}): {gaps:.1f} times the human-random gap below "
+                              f"random, past the limit of {FAR_BELOW_RANDOM} (random - {FAR_BELOW_RANDOM} x "
+                              f"(human - random) = {floor:g})",
+                              "compare the game and the scale with the source (raw score, not normalised or "
+                              "clipped); if the source really prints it, say so in metadata notes and ask a "
+                              "maintainer")]
     def integer(column):
         return int(values[column]) if values.get(column) else None
 
     std = float(values["std"]) if values.get("std") else None
-    return SubmittedScore(line, game_id, " ".join(raw_text.split()), score, integer("seed"), std,
+    # raw_value is the cell as the source wrote it (a non-breaking space stays one): it is the provenance.
+    return SubmittedScore(line, game_id, raw_text, score, integer("seed"), std,
                           integer("training_frames"), integer("points"), integer("first_frame"), integer("last_frame"),
                           values.get("provenance") or None), []

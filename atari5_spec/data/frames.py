@@ -12,7 +12,9 @@ import math
 
 from .errors import InputError
 
-__all__ = ["format_frames", "parse_budget"]
+__all__ = ["format_frames", "parse_budget", "agent_steps_note"]
+
+ATARI_100K_FRAMES = 400_000  # 100k agent steps at frame skip 4: the smallest budget published results use
 
 
 def format_frames(frames: int) -> str:
@@ -24,8 +26,8 @@ def format_frames(frames: int) -> str:
 
 
 def parse_budget(text: str) -> int:
-    """'10M' -> 10000000, '400k' -> 400000, '1.5B' or '200000000' -> frames (an int)."""
-    cleaned = text.strip()
+    """'10M' -> 10000000, '400k' -> 400000, '1.5B', '200e6' or '200000000' -> frames (an int)."""
+    cleaned = str(text).strip().replace("_", "")  # 200_000_000, as Python and many configs write it
     factor = {"k": 1_000, "K": 1_000, "m": 1_000_000, "M": 1_000_000, "b": 1_000_000_000, "B": 1_000_000_000}
     try:
         if cleaned and cleaned[-1] in factor:
@@ -37,3 +39,17 @@ def parse_budget(text: str) -> int:
     if not math.isfinite(value) or value < 1 or value != int(value):
         raise InputError(f"budget {text!r} must be a positive whole number of frames")
     return int(value)
+
+
+def agent_steps_note(frames: int) -> str | None:
+    """A note when a budget looks like agent steps rather than frames (100000 for Atari 100k), else None.
+
+    Budgets here count emulator frames (skipped frames included). Published budgets below Atari 100k's 400k
+    frames do not exist in the data, and 50M is the usual agent-step count of a 200M-frame run.
+    """
+    if frames < ATARI_100K_FRAMES:
+        return (f"{format_frames(frames)} frames is below Atari 100k's 400k frames: if it counts agent steps, "
+                f"the budget in frames is {format_frames(frames * 4)} at frame skip 4")
+    if frames == 50_000_000:
+        return "50M is the agent-step count of a 200M-frame run; if it counts agent steps, the budget is 200M frames"
+    return None

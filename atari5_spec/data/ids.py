@@ -18,7 +18,12 @@ if TYPE_CHECKING:  # pandas only for the annotation: scoring resolves names with
     import pandas as pd
 
 __all__ = ["algorithm_slug", "ALGORITHM_ID_PATTERN", "game_key", "game_aliases", "resolve_game",
-           "UnknownGameError", "EXTRA_GAME_SPELLINGS"]
+           "UnknownGameError", "EXTRA_GAME_SPELLINGS", "ALE_GAMES_OUTSIDE_THE_PACKAGE", "run_id", "RUN_ID_RULE"]
+
+# One rule for the id of a run (a seed) wherever runs are read: a submission's scores.csv (its seed column,
+# an integer >= 0 in schemas/contribution-scores.schema.json), data/seed_scores.csv and budget_scores.csv, and
+# the runs file of `atari5-spec aggregate`. "007" and "7" are the same run.
+RUN_ID_RULE = "a whole number 0 or more, in ASCII digits (e.g. 0, 1, 17)"
 
 ALGORITHM_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -101,11 +106,41 @@ class UnknownGameError(ValueError):
         super().__init__(f"unknown game {name!r}{hint}")
 
 
+# ROM ids of the Arcade Learning Environment (ale-py's supported ROMs) that data/games.csv does not list: real
+# games outside the 57-game benchmark. A name that is one of them resolves to its ROM id (never to a
+# look-alike benchmark game such as venture for Adventure); having no normalisation constants, such a game is
+# then left out of every score, median and fit with a note.
+ALE_GAMES_OUTSIDE_THE_PACKAGE = (
+    "adventure", "atlantis2", "backgammon", "basic_math", "blackjack", "casino", "combat", "crossbow",
+    "darkchambers", "donkey_kong", "earthworld", "entombed", "et", "flag_capture", "frogger", "galaxian", "hangman",
+    "haunted_house", "human_cannonball", "kaboom", "keystone_kapers", "king_kong", "klax", "koolaid", "laser_gates",
+    "lost_luggage", "mario_bros", "miniature_golf", "mr_do", "othello", "pacman", "pitfall2", "sir_lancelot",
+    "space_war", "superman", "tetris", "tic_tac_toe_3d", "trondead", "turmoil", "video_checkers", "video_chess",
+    "video_cube", "warlords", "word_zapper")
+
+
 def resolve_game(name: str, aliases: Mapping[str, str]) -> str:
-    """The game id for ``name`` in any accepted spelling, or UnknownGameError with suggestions."""
+    """The game id for ``name`` in any accepted spelling, or UnknownGameError with suggestions.
+
+    A game of the ALE that ``aliases`` (data/games.csv) does not know resolves to its ROM id (see
+    ALE_GAMES_OUTSIDE_THE_PACKAGE); callers look it up in the games table and treat it as outside the 57.
+    """
     key = game_key(name)
     if key in aliases:
         return aliases[key]
+    outside = {game_key(rom): rom for rom in ALE_GAMES_OUTSIDE_THE_PACKAGE}
+    if key in outside:
+        return outside[key]
     close = difflib.get_close_matches(key, list(aliases), n=5, cutoff=0.6)
     suggestions = list(dict.fromkeys(aliases[k] for k in close))[:3]
     raise UnknownGameError(name, suggestions)
+
+
+def run_id(text: str) -> int:
+    """The run id a seed cell stands for, under RUN_ID_RULE; ValueError naming the rule otherwise."""
+    cleaned = str(text).strip()
+    if re.fullmatch(r"[0-9]{19,}", cleaned):
+        raise ValueError(f"{cleaned[:20]!r} does not fit in 64 bits: a run id has at most 18 digits")
+    if not re.fullmatch(r"[0-9]{1,18}", cleaned):
+        raise ValueError(f"{cleaned!r} is not a run id: give {RUN_ID_RULE}")
+    return int(cleaned)

@@ -5,7 +5,8 @@ Sources print scores in a few forms, all kept verbatim in ``raw_value``:
 * a plain decimal or scientific number: ``364200.0``, ``-12.5``, ``1.5e6``;
 * thousands with a ``k`` suffix (Never Give Up's tables): ``189.1k`` is exactly 189100;
 * a mean and its spread (results tables such as Open RL Benchmark's): ``1705.80 ± 439.74``
-  is the score 1705.80 with std 439.74 (``+/-`` is read the same way).
+  is the score 1705.80 with std 439.74; ``+/-`` and ``+-`` are read the same way, with or without
+  spaces (a non-breaking space is a space), and so is the bracketed ``1705.80 (± 439.74)``.
 
 :func:`raw_value_number` turns a text into (score, std); validation checks
 that every row's ``score`` (and ``std``) is exactly what its ``raw_value`` says.
@@ -18,8 +19,12 @@ from decimal import Decimal, InvalidOperation
 
 __all__ = ["raw_value_number"]
 
-_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_FORMS = re.compile(rf"(?P<score>{_NUMBER})(?P<k>k)?(?:\s*(?:±|\+/-)\s*(?P<std>{_NUMBER}))?", re.ASCII)
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"  # ASCII digits only
+# The spread's sign as tables print it: ±, +/- or +-; spaces around it optional (any Unicode space, so that a
+# non-breaking space copied from a PDF or web page reads as one), or the whole spread in brackets: (± 12.3).
+PLUS_MINUS_SIGN = r"(?:±|\+/-|\+-)"
+_SPREAD = rf"(?:\s*{PLUS_MINUS_SIGN}\s*(?P<std>{_NUMBER})|\s*\(\s*{PLUS_MINUS_SIGN}\s*(?P<bracketed>{_NUMBER})\s*\))"
+_FORMS = re.compile(rf"(?P<score>{_NUMBER})(?P<k>k)?{_SPREAD}?")
 
 
 def raw_value_number(text: str) -> tuple[float, float | None] | None:
@@ -31,5 +36,6 @@ def raw_value_number(text: str) -> tuple[float, float | None] | None:
         score = Decimal(match.group("score")) * (1000 if match.group("k") else 1)
     except InvalidOperation:
         return None
-    std = float(match.group("std")) if match.group("std") else None
+    spread = match.group("std") or match.group("bracketed")
+    std = float(spread) if spread else None
     return float(score), std

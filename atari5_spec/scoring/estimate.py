@@ -344,8 +344,11 @@ def plausibility_warnings(raw_means: Mapping[str, float], constants: Mapping[str
                             f"normalised score ({high:g} raw); check the units (episode return, not reward "
                             "per step or clipped reward) and the game")
         elif z < IMPLAUSIBLY_LOW_Z and raw < low:
-            warnings.append(f"{game}: {raw:g} is far below random ({constants[game][0]:g}) and below every "
-                            f"published score (lowest {low:g}); check the game and the sign")
+            random, human = constants[game]
+            warnings.append(f"{game}: {raw:g} is {random - raw:g} points below random play ({random:g}), "
+                            f"{(random - raw) / (human - random):.1f} times the human-random gap, and below every "
+                            f"published score (lowest {low:g}); a policy can score below random, so this is only "
+                            "worth a look if the agent was not expected to")
     return warnings
 
 

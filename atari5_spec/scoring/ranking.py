@@ -31,6 +31,12 @@ class LeaderboardRow(NamedTuple):
     median: float | None              # true median over the canonical games it has (if >= 40)
     n_games: int                      # canonical games with a score
     kind: str                         # "agent", or a reference entry such as "human-reference"
+    # The protocol behind the numbers (data/algorithms.csv; None where the source does not say).
+    regime: str | None = None         # atari-100k, 10M, 200M, ...
+    training_frames: int | None = None
+    sticky_action_probability: float | None = None
+    statistic: str | None = None      # mean, median, best-seed, best-checkpoint, ...
+    seeds: int | None = None
 
 
 class Leaderboard(NamedTuple):
@@ -40,15 +46,63 @@ class Leaderboard(NamedTuple):
     rows: tuple[LeaderboardRow, ...]  # best first
     user_estimate: float | None
     user_rank: int | None             # where the user's agent would rank (1 = best)
+    filters: tuple[str, ...] = ()     # the protocol filters applied ('regime atari-100k', 'sticky', ...)
+    other_regimes: tuple[str, ...] = ()  # regimes kept out of the unfiltered table (short budgets): see --regime
 
 
-def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, dataset=None) -> Leaderboard:
+# Entries kept out of fits only for their short training budget (Atari 100k and the like) are ranked in their
+# own regime: shown when a protocol filter asks for them, never mixed into the default table.
+SHORT_BUDGET = "training-budget"
+
+
+def _value(value):
+    import pandas as pd
+
+    return None if value is None or pd.isna(value) else value.item() if hasattr(value, "item") else value
+
+
+def _protocol_filter(algorithms, regime: str | None, sticky: str | None, frames: int | None):
+    """Boolean mask of algorithms.csv rows that pass the filters, and the filters' labels."""
+    import pandas as pd
+
+    keep = pd.Series(True, index=algorithms.index)
+    labels = []
+    if regime is not None:
+        keep &= algorithms["regime"].astype("string").str.lower() == regime.lower()
+        labels.append(f"regime {regime}")
+    if sticky is not None:
+        probability = algorithms["sticky_action_probability"].astype(float)
+        keep &= (probability > 0) if sticky == "yes" else (probability == 0) if sticky == "no" else probability.isna()
+        labels.append({"yes": "sticky actions", "no": "no sticky actions", "unknown": "sticky actions not stated"}[sticky])
+    if frames is not None:
+        from ..data.frames import format_frames
+
+        keep &= algorithms["training_frames"].astype(float) == float(frames)
+        labels.append(f"{format_frames(frames)} training frames")
+    return keep.fillna(False).astype(bool), tuple(labels)
+
+
+def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, dataset=None,
+                regime: str | None = None, sticky: str | None = None, frames: int | None = None) -> Leaderboard:
     """Every dataset algorithm with the subset's games, ranked by its score; and the user's rank.
 
     ``scores``: the user's agent (any form :func:`atari5_spec.scoring.score`
     accepts), or None for the table alone. ``dataset``: a loaded
     :class:`atari5_spec.Dataset` (default: the installed package).
+
+    Without filters the table holds the entries fits compare (as before);
+    entries kept out of fits only for a short training budget (Atari 100k)
+    are ranked in their own regime, with ``regime='atari-100k'``. The filters
+    select peers by protocol: ``regime`` (label, e.g. '200M'), ``sticky``
+    ('yes', 'no' or 'unknown') and ``frames`` (training frames). Each row
+    carries its protocol (regime, frames, sticky actions, statistic, seeds).
     """
+    import pandas as pd
+
+    if sticky is not None and sticky not in ("yes", "no", "unknown"):
+        from ..data.errors import InputError
+
+        raise InputError(f"sticky must be yes, no or unknown, not {sticky!r}")
     if dataset is None:
         from ..data.loading import load
 
@@ -57,7 +111,19 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     subset = resolve_subset(subset, coefficient_set.subsets)
     model = coefficient_set.subsets[subset]
     constants = coefficient_set.constants
-    rows = training.candidate_rows(dataset.scores, dataset.algorithms, dataset.games)
+    algorithms = dataset.algorithms
+    filtered = regime is not None or sticky is not None or frames is not None
+    if filtered:  # peers by protocol: short-budget entries come back, in their own regime
+        algorithms = algorithms.assign(exclusion=algorithms["exclusion"].where(
+            algorithms["exclusion"] != SHORT_BUDGET, pd.NA))
+        keep, labels = _protocol_filter(algorithms, regime, sticky, frames)
+        algorithms = algorithms[keep]
+    else:
+        labels = ()
+    other = sorted({str(r) for r in dataset.algorithms.loc[dataset.algorithms["exclusion"] == SHORT_BUDGET, "regime"]
+                    .dropna()}) if not filtered else []
+    rows = training.candidate_rows(dataset.scores, algorithms, dataset.games)
+    protocol = dataset.algorithms.set_index("algorithm_id")
     summary = training.algorithm_summary(rows, dataset.games)
     names = dataset.algorithms.set_index("algorithm_id")["name"].astype(str)
     kinds = dataset.algorithms.set_index("algorithm_id")["kind"].astype(str)
@@ -69,7 +135,12 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
         entries.append(dict(
             algorithm_id=algorithm_id, name=names[algorithm_id], n_games=n_games, kind=kinds[algorithm_id],
             estimate=float(subset_estimate(raw.to_dict(), model, constants)),
-            median=float(summary.loc[algorithm_id, "median"]) if n_games >= MIN_GAMES_FOR_MEDIAN else None))
+            median=float(summary.loc[algorithm_id, "median"]) if n_games >= MIN_GAMES_FOR_MEDIAN else None,
+            regime=_value(protocol.loc[algorithm_id, "regime"]),
+            training_frames=_value(protocol.loc[algorithm_id, "training_frames"]),
+            sticky_action_probability=_value(protocol.loc[algorithm_id, "sticky_action_probability"]),
+            statistic=_value(protocol.loc[algorithm_id, "statistic"]),
+            seeds=_value(protocol.loc[algorithm_id, "seeds"])))
     entries.sort(key=lambda e: (-e["estimate"], e["algorithm_id"]))
     ranked = tuple(LeaderboardRow(rank=i + 1, **e) for i, e in enumerate(entries))
     user_estimate = user_rank = None
@@ -78,4 +149,4 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
         if user_estimate is not None:
             user_rank = 1 + sum(row.estimate > user_estimate for row in ranked)
     return Leaderboard(subset, coefficient_set.version, signature(subset, coefficient_set), ranked,
-                       user_estimate, user_rank)
+                       user_estimate, user_rank, labels, tuple(other))

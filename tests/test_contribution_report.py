@@ -1,0 +1,141 @@
+"""The pull-request review (``atari5-spec contribute report``): problems with file, line and fix, or what a clean
+submission adds, its Atari-5 estimate against its 57-game median, and where it would rank.
+
+The good submission is a real one (contributions/ppo2-baselines, openai/baselines PPO2 from openrlbenchmark)
+under a new id; the bad one is the same metadata with the two mistakes newcomers make most (a thousands
+separator, a misspelt game).
+"""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from atari5_spec.cli import main
+from atari5_spec.contributions.report import changed_files, escape, report_markdown, summarise_submission
+from atari5_spec.method.normalisation import human_normalised
+from atari5_spec.scoring.estimate import score
+from atari5_spec.scoring.ranking import leaderboard
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+REAL = REPOSITORY / "contributions" / "ppo2-baselines"
+BAD_SCORES = ("game,score\nBattle Zone,41230.5\nDouble Dunk,-1.2\nName This Game,12450\nPhoenix,35120.7\n"
+              "Q*bert,18,230\nVenturee,3\n")
+
+
+def _good(package: Path) -> Path:
+    folder = package / "contributions" / "ppo2-rerun"
+    shutil.copytree(REAL, folder)
+    return folder
+
+
+def _bad(package: Path) -> Path:
+    folder = package / "contributions" / "bad-agent"
+    folder.mkdir(parents=True)
+    shutil.copy(REAL / "metadata.yaml", folder / "metadata.yaml")
+    (folder / "scores.csv").write_text(BAD_SCORES, encoding="utf-8")
+    return folder
+
+
+def test_a_clean_submission_gets_its_estimate_median_and_rank(package_copy):
+    import csv
+
+    from atari5_spec.data.loading import load
+
+    folder = _good(package_copy)
+    summary = summarise_submission(folder, package_copy)
+    assert summary.report.ok and summary.report.merge is not None
+    rows = list(csv.DictReader((folder / "scores.csv").open(encoding="utf-8")))
+    # Recomputed here from the file, independently of the report's own path through check_submission.
+    given = {r["game"]: float(r["score"].split("±")[0]) for r in rows}
+    expected = score(given, n_bootstrap=0).estimate
+    assert summary.estimate == pytest.approx(expected, rel=1e-12)
+    games = load(package_copy).games.set_index("game_id")
+    fit = {r["game_id"]: r["score"] for r in summary.report.merge.scores if r["use_in_fit"]}
+    z = sorted(float(human_normalised(v, games.loc[g, "random_score"], games.loc[g, "human_score"]))
+               for g, v in fit.items())
+    assert summary.n_games == 57 and summary.median == pytest.approx(z[28])
+    board = leaderboard(dataset=load(package_copy))
+    assert summary.rank == 1 + sum(r.estimate > summary.estimate for r in board.rows)
+    assert summary.regime == "40M" and 1 <= summary.regime_rank <= summary.n_regime + 1
+    text = report_markdown([summary])
+    assert "ready to merge" in text and f"would rank {summary.rank} of {len(board.rows) + 1}" in text
+    assert f"{summary.estimate:,.1f}" in text and f"{summary.median:,.1f}" in text
+    assert "57 scores used by fits" in text
+
+
+def test_a_bad_submission_names_file_line_and_fix_and_exits_1(package_copy, capsys, monkeypatch):
+    folder = _bad(package_copy)
+    monkeypatch.chdir(package_copy)
+    code = main(["contribute", "report", "contributions/bad-agent", "--markdown"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "NOT ready to merge" in out
+    # line 6 holds 18,230: the row names the file, the line and the fix
+    assert "| contributions/bad-agent/scores.csv | 6 | score |" in out and "write 18230" in out
+    assert "| contributions/bad-agent/scores.csv | 7 | game |" in out
+    assert folder.is_dir()
+
+
+def test_changed_range_reviews_only_the_submissions_a_pull_request_touches(package_copy, capsys, monkeypatch):
+    def git(*args):
+        subprocess.run(["git", "-C", str(package_copy), *args], check=True, capture_output=True,
+                       env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+                            "GIT_COMMITTER_EMAIL": "t@example.org", "HOME": str(package_copy), "PATH": "/usr/bin:/bin"})
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    _good(package_copy)
+    _bad(package_copy)
+    (package_copy / "data" / "notes.txt").write_text("x", encoding="utf-8")
+    git("add", "-A")
+    git("commit", "-qm", "pull request")
+    changed = changed_files(package_copy, "HEAD~1..HEAD")
+    assert changed.submissions == ("contributions/bad-agent", "contributions/ppo2-rerun")
+    assert changed.other == ("data/notes.txt",)
+    monkeypatch.chdir(package_copy)
+    out_file = package_copy.parent / "summary.md"
+    code = main(["contribute", "report", "--changed", "HEAD~1..HEAD", "--markdown", "--out", str(out_file)])
+    capsys.readouterr()
+    text = out_file.read_text(encoding="utf-8")
+    assert code == 1
+    assert "1 of 2 submission(s) NOT ready to merge" in text
+    assert "### `ppo2-rerun`: ready to merge" in text and "### `bad-agent`: 2 problem(s)" in text
+    assert "`data/notes.txt`: data/ is changed by `atari5-spec contribute add`" in text
+
+
+@pytest.mark.parametrize("bad_range", ["HEAD", "--output=/tmp/x..HEAD", "a b..HEAD"])
+def test_a_range_that_is_not_base_dot_dot_head_is_refused(package_copy, bad_range):
+    from atari5_spec.data.errors import InputError
+
+    with pytest.raises(InputError, match="BASE..HEAD"):
+        changed_files(package_copy, bad_range)
+
+
+def test_submission_text_cannot_mention_link_or_break_the_table():
+    text = escape("@maintainer [click](https://evil.example) <img src=x> a|b\nnext")
+    assert "@\u200bmaintainer" in text and "\\[click\\]" in text and "\\<img" in text and "a\\|b" in text
+    assert "\n" not in text
+
+
+def test_the_workflows_keep_untrusted_code_away_from_the_write_token():
+    import yaml
+
+    workflows = REPOSITORY / ".github" / "workflows"
+    check = yaml.safe_load((workflows / "contribution.yml").read_text(encoding="utf-8"))
+    comment_text = (workflows / "contribution-comment.yml").read_text(encoding="utf-8")
+    comment = yaml.safe_load(comment_text)
+    assert check["permissions"] == {"contents": "read"} and set(check[True]) == {"pull_request"}  # 'on' reads as True
+    steps = check["jobs"]["review"]["steps"]
+    run = "\n".join(s.get("run", "") for s in steps)
+    assert "atari5-spec contribute report --changed HEAD^1..HEAD --markdown" in run
+    assert '"validate" "verify --skip-search"' in run and "GITHUB_STEP_SUMMARY" in run
+    assert set(comment[True]) == {"workflow_run"} and comment["permissions"] == {}
+    assert "actions/checkout" not in comment_text and "pull_request_target" not in comment_text
+    for text in (comment_text, (workflows / "contribution.yml").read_text(encoding="utf-8")):
+        for line in text.splitlines():
+            if "uses:" in line:
+                assert re.search(r"@[0-9a-f]{40}\b", line), f"not pinned by commit: {line.strip()}"
