@@ -304,24 +304,25 @@ def test_add_of_an_already_merged_submission_writes_nothing(package, capsys):
 
 @pytest.mark.slow
 def test_a_failure_while_writing_leaves_the_package_byte_identical(package, monkeypatch):
-    from atari5_spec.data import versioning
+    from atari5_spec.data import transaction
+    from atari5_spec.data.errors import InputError
 
     folder = make_submission(package / "elsewhere")
     before = snapshot(package)
     calls = []
-    real = versioning.write_text_atomic
+    real = transaction.os.replace
 
-    def fail_on_third(path, text):
-        calls.append(path)
+    def fail_on_third(source, target):  # the commit record's rename, a first file, then the disk fails
+        calls.append(target)
         if len(calls) == 3:
-            raise OSError("disk full")
-        real(path, text)
+            raise OSError(28, "No space left on device", str(target))
+        real(source, target)
 
-    monkeypatch.setattr(versioning, "write_text_atomic", fail_on_third)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(transaction.os, "replace", fail_on_third)
+    with pytest.raises(InputError, match="nothing was changed"):
         contrib.add_submission(folder, package)
-    assert len(calls) == 3
-    assert snapshot(package) == before  # written files restored, created folders removed
+    assert len(calls) > 3  # the first file was put back
+    assert snapshot(package) == before  # written files restored, created folders removed, no staging left
 
 
 # --- accepted variants ---------------------------------------------------------------------------------------------

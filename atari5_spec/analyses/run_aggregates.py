@@ -22,8 +22,11 @@ Input: one ``(n_seeds, n_games)`` matrix of human-normalised scores per agent
 
 Point estimates use the formulas of :mod:`atari5_spec.aggregates`, written
 as rliable writes them, so they equal ``rliable.metrics`` to the last bit.
-Resampled statistics are computed for all resamples at once (no Python loop
-per resample), and all randomness comes from
+Resampled statistics are computed in chunks of resamples (no Python loop
+per resample; memory independent of the number of resamples and linear in
+the seeds), the probability of improvement from sorted scores and counts
+(Mann-Whitney from ranks, never a seeds x seeds array), and all randomness
+comes from
 ``numpy.random.default_rng(seed)``: the same input and seed give the same
 output.
 """
@@ -38,10 +41,12 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
+from ..data.limits import escaped
 from . import aggregates
 
 __all__ = ["METRICS", "RunAggregates", "aggregate_runs", "default_thresholds", "batch_statistics",
-           "improvement_probability", "performance_profile", "welch_win_loss", "format_run_aggregates",
+           "improvement_probability", "improvement_probability_ranked", "improvement_replicates",
+           "bootstrap_agent", "AgentBootstrap", "performance_profile", "welch_win_loss", "format_run_aggregates",
            "run_aggregates_as_dict"]
 
 METRICS = ("iqm", "median", "mean", "optimality_gap")
@@ -84,6 +89,123 @@ def _resample_seeds(scores: np.ndarray, n_resamples: int, rng: np.random.Generat
     n_seeds, n_games = scores.shape
     index = rng.integers(0, n_seeds, size=(n_resamples, n_seeds, n_games))
     return scores[index, np.arange(n_games)]
+
+
+# Resampled numbers held at once per agent (16 MiB of float64): memory does not grow with the resamples, and
+# grows with the seeds only linearly (the probability of improvement never builds seeds x seeds arrays).
+CHUNK_ELEMENTS = 1 << 21
+
+
+class AgentBootstrap(NamedTuple):
+    """One agent's stratified bootstrap, kept compact: its replicates and, for the probability of improvement,
+    how many resampled seeds fall at or below each of the game's sorted scores."""
+
+    replicates: dict            # metric -> (n_resamples,)
+    profiles: np.ndarray        # (n_resamples, n_thresholds)
+    sorted_scores: np.ndarray   # (n_games, n_seeds): each game's scores in increasing order
+    cumulative: np.ndarray      # (n_resamples, n_games, n_seeds + 1): resampled seeds among the k lowest
+    counts: np.ndarray | None   # (n_resamples, n_games, n_seeds): draws of each sorted seed (kept when small)
+
+
+def _chunk_size(n_seeds: int, n_games: int) -> int:
+    """Resamples per chunk: an even number (numpy's bounded integers come in pairs of 32-bit halves, so even
+    chunks draw exactly the numbers one large draw would), at least 2."""
+    return max(2, (CHUNK_ELEMENTS // max(1, n_seeds * n_games)) // 2 * 2)
+
+
+def bootstrap_agent(scores: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                    thresholds: np.ndarray) -> AgentBootstrap:
+    """The stratified bootstrap of one ``(n_seeds, n_games)`` matrix, streamed in chunks of resamples."""
+    n_seeds, n_games = scores.shape
+    games = np.arange(n_games)
+    order = np.argsort(scores, axis=0, kind="stable")                 # (n_seeds, n_games)
+    rank = np.empty_like(order)
+    rank[order, games] = np.arange(n_seeds)[:, None]                  # position of each seed in its game's order
+    small = np.uint8 if n_seeds < 255 else np.uint16 if n_seeds < 65535 else np.uint32
+    cumulative = np.zeros((n_resamples, n_games, n_seeds + 1), dtype=small)
+    # Counts are the differences of the cumulative counts; kept as well only where they are small (few seeds),
+    # so that memory stays linear in the seeds and the pairwise loop does not recompute them.
+    kept = np.zeros((n_resamples, n_games, n_seeds), dtype=small) if n_seeds < 255 else None
+    replicates = {metric: np.empty(n_resamples) for metric in METRICS}
+    profiles = np.empty((n_resamples, len(thresholds)))
+    step = _chunk_size(n_seeds, n_games)
+    for start in range(0, n_resamples, step):
+        stop = min(n_resamples, start + step)
+        index = rng.integers(0, n_seeds, size=(stop - start, n_seeds, n_games))
+        values = scores[index, games]
+        for metric, value in batch_statistics(values).items():
+            replicates[metric][start:stop] = value
+        profiles[start:stop] = performance_profile(values, thresholds)
+        del values
+        # Counts of each sorted position per (resample, game), by one bincount over flat cells.
+        cells = (np.arange(stop - start)[:, None, None] * n_games + games) * n_seeds + rank[index, games]
+        counts = np.bincount(cells.ravel(), minlength=(stop - start) * n_games * n_seeds)
+        if kept is not None:
+            kept[start:stop] = counts.reshape(stop - start, n_games, n_seeds)
+        np.cumsum(counts.reshape(stop - start, n_games, n_seeds), axis=2, out=counts.reshape(stop - start, n_games,
+                                                                                             n_seeds))
+        cumulative[start:stop, :, 1:] = counts.reshape(stop - start, n_games, n_seeds)
+    return AgentBootstrap(replicates, profiles, np.take_along_axis(scores, order, axis=0).T.copy(), cumulative, kept)
+
+
+def _positions(x_sorted: np.ndarray, y_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per game, how many of Y's scores lie below (and at or below) each of X's sorted scores: (n_games, n_x).
+
+    One stable merge per side for all games at once: with Y placed first, a tie sorts Y before X (counts
+    'at or below'); with X first, X before Y (counts 'below')."""
+    n_x, n_y = x_sorted.shape[1], y_sorted.shape[1]
+
+    def y_before_x(first: np.ndarray, second: np.ndarray, y_is_first: bool) -> np.ndarray:
+        order = np.argsort(np.concatenate([first, second], axis=1), axis=1, kind="stable")
+        is_y = (order < n_y) if y_is_first else (order >= n_x)
+        seen = np.cumsum(is_y, axis=1)
+        x_slots = ~is_y
+        x_index = (order - n_y) if y_is_first else order
+        result = np.empty((x_sorted.shape[0], n_x), dtype=np.int64)
+        rows = np.nonzero(x_slots)[0]
+        result[rows, x_index[x_slots]] = seen[x_slots]
+        return result
+
+    return y_before_x(x_sorted, y_sorted, False), y_before_x(y_sorted, x_sorted, True)
+
+
+def improvement_probability_ranked(x: np.ndarray, y: np.ndarray) -> float:
+    """:func:`improvement_probability` of two ``(n_seeds, n_games)`` matrices from sorted scores: O(n log n) per
+    game instead of n_x n_y. Equal to it to the last bit (both count 2U = 2 wins + ties exactly)."""
+    below, at_or_below = _positions(np.sort(x, axis=0).T, np.sort(y, axis=0).T)
+    twice_u = (below + at_or_below).sum(axis=1)
+    return float((twice_u / (2.0 * x.shape[0] * y.shape[0])).mean())
+
+
+def improvement_replicates(x: AgentBootstrap, y: AgentBootstrap) -> np.ndarray:
+    """P(X > Y) in every resample (X's and Y's resamples paired by number), from the compact bootstraps.
+
+    Per resample and game, 2U = sum over X's resampled seeds of (#Y below + #Y at or below): read from Y's
+    cumulative counts at X's positions. Linear in the seeds; the same numbers as
+    :func:`improvement_probability` on the resampled arrays.
+    """
+    n_resamples, n_games, width_x = x.cumulative.shape
+    n_x, n_y = width_x - 1, y.cumulative.shape[2] - 1
+    below, at_or_below = _positions(x.sorted_scores, y.sorted_scores)
+    offsets = (np.arange(n_games) * (n_y + 1))[:, None]
+    flat_below, flat_at = (below + offsets).ravel(), (at_or_below + offsets).ravel()
+    ties = not np.array_equal(below, at_or_below)
+    result = np.empty(n_resamples)
+    step = _chunk_size(max(n_x, n_y), n_games)
+    for start in range(0, n_resamples, step):
+        stop = min(n_resamples, start + step)
+        y_cumulative = y.cumulative[start:stop].reshape(stop - start, -1)
+        weight = np.take(y_cumulative, flat_below, axis=1).astype(np.int32)
+        if ties:
+            weight += np.take(y_cumulative, flat_at, axis=1)
+        else:
+            weight <<= 1
+        weight *= (x.counts[start:stop] if x.counts is not None else
+                   np.diff(x.cumulative[start:stop].astype(np.int32), axis=2)).reshape(stop - start, -1)
+        # einsum sums the short last axis several times faster than .sum(axis=2); int32 holds 2U <= 2 n_x n_y.
+        twice_u = np.einsum("rgi->rg", weight.reshape(stop - start, n_games, n_x))
+        result[start:stop] = (twice_u / (2.0 * n_x * n_y)).mean(axis=1)
+    return result
 
 
 def _interval(replicates: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -131,6 +253,33 @@ def welch_win_loss(x: np.ndarray, y: np.ndarray, alpha: float = WELCH_ALPHA) -> 
     wins = int(np.sum(decided & (difference > 0)))
     losses = int(np.sum(decided & (difference < 0)))
     return aggregates.WinLoss(wins, losses, x.shape[1] - wins - losses)
+
+
+def welch_all_pairs(scores: dict, pairs: list) -> list:
+    """:func:`welch_win_loss` of every pair at once: per-agent means and variances computed once, one
+    vectorised Student t survival call for all pairs and games (the per-pair scipy call dominated 50 agents)."""
+    if not pairs:
+        return []
+    stats = {agent: (m.mean(axis=0), m.var(axis=0, ddof=1), np.ptp(m, axis=0) == 0, float(len(m)))
+             for agent, m in scores.items() if len(m) >= 2}
+
+    def side(k: int, which: int) -> np.ndarray:
+        return np.stack([np.atleast_1d(stats[pair[which]][k]) for pair in pairs])
+
+    mean_x, var_x, constant_x, n_x = (side(k, 0) for k in range(4))
+    mean_y, var_y, constant_y, n_y = (side(k, 1) for k in range(4))
+    difference = mean_x - mean_y
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share_x, share_y = var_x / n_x, var_y / n_y
+        df = (share_x + share_y) ** 2 / (share_x ** 2 / (n_x - 1) + share_y ** 2 / (n_y - 1))
+        df = np.where(np.isnan(df), 1.0, df)  # as scipy's ttest_ind
+        t = difference / np.sqrt(share_x + share_y)
+        p_value = 2.0 * scipy.stats.t.sf(np.abs(t), df)
+    decided = (difference != 0) & ((constant_x & constant_y) | (p_value < WELCH_ALPHA))
+    wins = np.sum(decided & (difference > 0), axis=1)
+    losses = np.sum(decided & (difference < 0), axis=1)
+    games = difference.shape[1]
+    return [aggregates.WinLoss(int(w), int(lo), games - int(w) - int(lo)) for w, lo in zip(wins, losses)]
 
 
 def performance_profile(scores: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
@@ -212,29 +361,28 @@ def aggregate_runs(scores: dict, games: list, n_resamples: int = 2000, confidenc
             raise ValueError(f"agent {agent!r}: expected finite scores of shape (n_seeds, {len(games)})")
     taus = default_thresholds(scores) if thresholds is None else np.asarray(thresholds, float)
     rng = np.random.default_rng(seed)
-    resampled = {agent: _resample_seeds(scores[agent], n_resamples, rng) for agent in agents}
+    # Agents are resampled in order from one generator, in chunks: memory stays independent of seeds squared.
+    boots = {agent: bootstrap_agent(scores[agent], n_resamples, rng, taus) for agent in agents}
 
     metric_rows, profiles, distributions = [], {}, {}
     for agent in agents:
         point = point_statistics(scores[agent])
-        replicates = batch_statistics(resampled[agent])
         for metric in METRICS:
-            low, high = _interval(replicates[metric], confidence)
+            low, high = _interval(boots[agent].replicates[metric], confidence)
             metric_rows.append((agent, metric, point[metric], float(low), float(high)))
-        low, high = _interval(performance_profile(resampled[agent], taus), confidence)
+        low, high = _interval(boots[agent].profiles, confidence)
         profiles[agent] = pd.DataFrame({"tau": taus, "fraction": performance_profile(scores[agent], taus),
                                         "low": low, "high": high})
         distributions[agent] = aggregates.score_distribution(scores[agent].mean(axis=0), taus)
 
-    improvement_rows, welch_rows = [], []
+    improvement_rows = []
     for x, y in combinations(agents, 2):
         # Independent resamples of both agents (rliable's StratifiedIndependentBootstrap).
-        replicates = improvement_probability(resampled[x], resampled[y])
-        low, high = _interval(replicates, confidence)
-        improvement_rows.append((x, y, float(improvement_probability(scores[x], scores[y])), float(low),
+        low, high = _interval(improvement_replicates(boots[x], boots[y]), confidence)
+        improvement_rows.append((x, y, improvement_probability_ranked(scores[x], scores[y]), float(low),
                                  float(high)))
-        if min(len(scores[x]), len(scores[y])) >= 2:
-            welch_rows.append((x, y, *welch_win_loss(scores[x], scores[y])))
+    tested = [(x, y) for x, y in combinations(agents, 2) if min(len(scores[x]), len(scores[y])) >= 2]
+    welch_rows = [(x, y, *counts) for (x, y), counts in zip(tested, welch_all_pairs(scores, tested))]
     return RunAggregates(
         metrics=pd.DataFrame.from_records(metric_rows, columns=["agent", "metric", "estimate", "low", "high"]),
         improvement=pd.DataFrame.from_records(improvement_rows,
@@ -267,24 +415,24 @@ def format_run_aggregates(result: RunAggregates) -> str:
         for metric in METRICS:
             row = table.loc[(agent, metric)]
             cells.append(f"{row['estimate']:>8.3f} [{row['low']:.3f}, {row['high']:.3f}]".rjust(24))
-        lines.append(f"{agent:<24} {n_seeds:>5}  " + "  ".join(cells))
+        lines.append(f"{escaped(agent):<24} {n_seeds:>5}  " + "  ".join(cells))
     lines.append("optimality gap: mean shortfall below human level (lower is better)")
     if len(result.improvement):
         lines += ["", f"probability of improvement P(X > Y) ({level} interval)"]
         for row in result.improvement.itertuples(index=False):
-            lines.append(f"  P({row.agent_x} > {row.agent_y}) = {row.probability:.3f} "
+            lines.append(f"  P({escaped(row.agent_x)} > {escaped(row.agent_y)}) = {row.probability:.3f} "
                          f"[{row.low:.3f}, {row.high:.3f}]")
     if len(result.welch):
         lines += ["", f"paired Welch t-tests per game (Bellemare et al. 2013, alpha = {WELCH_ALPHA}): "
                       "X against Y, wins / losses / ties"]
         for row in result.welch.itertuples(index=False):
-            lines.append(f"  {row.agent_x} vs {row.agent_y}: {row.wins} / {row.losses} / {row.ties}")
+            lines.append(f"  {escaped(row.agent_x)} vs {escaped(row.agent_y)}: {row.wins} / {row.losses} / {row.ties}")
     human = int(np.argmin(np.abs(result.thresholds - 1.0)))
     lines += ["", f"at human level (tau = {result.thresholds[human]:.2f}): share of runs x games above tau "
                   "(performance profile) / share of games whose mean is at least tau (score distribution)"]
     for agent in result.seeds:
         profile = result.profiles[agent].iloc[human]
-        lines.append(f"  {agent:<24} {profile['fraction']:.3f} [{profile['low']:.3f}, {profile['high']:.3f}]"
+        lines.append(f"  {escaped(agent):<24} {profile['fraction']:.3f} [{profile['low']:.3f}, {profile['high']:.3f}]"
                      f" / {result.score_distribution[agent][human]:.3f}")
     return "\n".join(lines)
 

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..data.errors import InputError
 from ..data.ids import UnknownGameError, game_aliases, resolve_game, run_id
+from ..data.limits import MAX_AGENTS, MAX_RUNS_PER_GAME, MAX_SCORE_ROWS, escaped
 from ..scoring.input import parse_score
 
 __all__ = ["RUN_COLUMNS", "read_runs", "runs_from_text", "AgentRuns", "normalised_runs"]
@@ -50,20 +51,29 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise InputError(f"{source}: no runs (the file is empty)")
-    rows = csv.reader([line for _, line in lines])
+    if len(lines) > MAX_SCORE_ROWS + 1:
+        raise InputError(f"{source}: {len(lines) - 1:,} rows, more than the limit of {MAX_SCORE_ROWS:,}")
+    rows = _rows(lines, source)
     header = next(rows)
     at = _find_columns(header, source)
     aliases = game_aliases(games)
-    records, seen = [], {}
+    records, seen, agents, runs_of = [], {}, {}, {}
     for (number, _), row in zip(lines[1:], rows):
         where = f"{source}, line {number}"
-        if len(row) <= max(at.values()):
-            raise InputError(f"{where}: expected {len(header)} columns, found {len(row)}")
+        if len(row) != len(header):  # an unquoted "1,234" is two cells, never the number 1
+            more = len(row) > len(header)
+            raise InputError(f"{where}: {len(row)} cells under a header of {len(header)} columns; "
+                             + ("quote values that contain commas (\"1,234\") or remove the extra cells" if more
+                                else "fill the missing cells"))
         agent, seed = row[at["agent"]].strip(), row[at["seed"]].strip()
         if not agent:
             raise InputError(f"{where}, column 'agent': empty; name the agent these runs belong to")
         if not seed:
             raise InputError(f"{where}, column 'seed': empty; give each run of a game its own seed")
+        agents.setdefault(agent, number)
+        if len(agents) > MAX_AGENTS:
+            raise InputError(f"{where}, column 'agent': more than {MAX_AGENTS} agents, the limit of one "
+                             "aggregate (every pair is compared): split the file")
         try:
             seed = str(run_id(seed))  # the rule contributions and data/seed_scores.csv follow ("007" is "7")
         except ValueError as error:
@@ -73,15 +83,35 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
         except UnknownGameError as error:
             raise InputError(f"{where}, column 'game': {error}") from None
         score = parse_score(row[at["score"]], f"{where}, column 'score'")
+        runs_of[(agent, game)] = runs_of.get((agent, game), 0) + 1
+        if runs_of[(agent, game)] > MAX_RUNS_PER_GAME:
+            raise InputError(f"{where}: more than {MAX_RUNS_PER_GAME:,} runs of {game} for agent "
+                             f"{escaped(agent)!r}, the limit per game (as for `score`)")
         key = (agent, game, seed)
         if key in seen:
-            raise InputError(f"{where}: agent {agent!r}, game {game}, seed {seed!r} already given on line "
+            raise InputError(f"{where}: agent {escaped(agent)!r}, game {game}, seed {seed!r} already given on line "
                              f"{seen[key]}; keep one row per agent, game and seed")
         seen[key] = number
         records.append((agent, game, seed, score, number))
     if not records:
         raise InputError(f"{source}: no runs (only a header)")
     return pd.DataFrame.from_records(records, columns=["agent", "game_id", "seed", "score", "line"])
+
+
+def _rows(lines: list[tuple[int, str]], source: str):
+    """csv rows of ``lines``; a field over the csv module's limit is an InputError naming its line."""
+    reader = csv.reader([line for _, line in lines])
+    index = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise InputError(f"{source}, line {lines[min(index, len(lines) - 1)][0]}: {error}; a cell of a runs "
+                             "file is a name, a game, a seed or a score") from None
+        index += 1
+        yield row
 
 
 def read_runs(path: str | Path, games: pd.DataFrame) -> pd.DataFrame:

@@ -35,8 +35,11 @@ def _cmd_aggregate(args) -> int:
     from ..analyses.runs_input import normalised_runs, read_runs
     from ..data.loading import load
 
-    if args.resamples < 1:
-        raise InputError(f"--resamples {args.resamples}: give a positive number of bootstrap resamples")
+    from ..data.limits import MAX_RESAMPLES
+
+    if not 1 <= args.resamples <= MAX_RESAMPLES:
+        raise InputError(f"--resamples {args.resamples}: give a number of bootstrap resamples from 1 to "
+                         f"{MAX_RESAMPLES:,}")
     if not 0 < args.confidence < 1:
         raise InputError(f"--confidence {args.confidence}: give a level between 0 and 1, e.g. 0.95")
     if args.figure:

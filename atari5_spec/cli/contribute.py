@@ -55,6 +55,10 @@ def _cmd_add(args) -> int:
     try:
         merge = add_submission(args.path, args.package)
     except SubmissionError as error:
+        if getattr(error, "finished_by_recovery", False):
+            print(f"merged {args.path}: the interrupted merge of this submission was finished (source "
+                  f"{error.report.merged_as}); nothing more to do.")
+            return 0
         print(error if error.report.merged_as and not error.report.problems else format_report(error.report))
         print("nothing was written.")
         return 1
@@ -79,7 +83,8 @@ def _cmd_curves(args) -> int:
     if args.points < 1:
         raise InputError("--points must be at least 1")
     if args.out:
-        output_file(args.out)  # refused before the work: inside a data package, a link, a folder
+        output_file(args.out, submission_file=True)  # refused before the work: a link, a folder, inside a
+        # data package (but for contributions/<id>/scores.csv of a submission not merged yet)
     runs = read_runs(args.runs)
     rows = curve_rows(runs, budgets, final, args.points)
     if not rows:
@@ -87,7 +92,7 @@ def _cmd_curves(args) -> int:
     columns = ["game", "seed", "training_frames", "score", "points", "first_frame", "last_frame", "provenance"]
     text = csv_text(columns, ([r[c] for c in columns] for r in rows))
     if args.out:
-        write_output(args.out, text)
+        write_output(args.out, text, submission_file=True)
     else:
         sys.stdout.write(text)
     counted = len({(r["game"], r["seed"]) for r in rows if r["training_frames"] == final})

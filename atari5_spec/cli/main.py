@@ -9,6 +9,7 @@ Modules are imported inside the commands so that start-up stays fast.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 
 from .._version import __version__
@@ -50,6 +51,23 @@ def version_text() -> str:
     except (OSError, ValueError, InputError) as error:
         lines.append(f"data package: not readable ({error})")
     return "\n".join(lines)
+
+
+_DISK_ADVICE = {errno.ENOSPC: "the disk is full: free some space and run the command again",
+                errno.EDQUOT: "the disk quota is exhausted: free some space and run the command again",
+                errno.EROFS: "the file system is read-only: write somewhere else",
+                errno.EACCES: "permission denied: check the permissions, or write somewhere else",
+                errno.EPERM: "operation not permitted: check the permissions, or write somewhere else",
+                errno.EIO: "input/output error: the disk is failing; check it and run the command again"}
+
+
+def disk_error_text(error: OSError) -> str:
+    """One line for an operating-system error: the path, what happened, what to do."""
+    path = error.filename if error.filename is not None else "the disk"
+    if error.filename2 is not None:
+        path = f"{path} -> {error.filename2}"
+    what = _DISK_ADVICE.get(error.errno) or (error.strerror or str(error) or type(error).__name__)
+    return " ".join(f"{path}: {what}".split())  # one line, whatever the message holds
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -97,6 +115,12 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         sys.stderr.close()
         return 0
+    except OSError as error:  # the disk, not the input: full, read-only, not ours, failing
+        print(f"error: {disk_error_text(error)}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("error: out of memory: give a smaller input (or fewer resamples)", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -16,7 +16,7 @@ def _cmd_validate(args) -> int:
     if args.json:
         import json
 
-        print(json.dumps({"package": str(package_root(args.path)), "valid": not problems,
+        print(json.dumps({"package": str(package_root(args.path, recover=False)), "valid": not problems,
                           "problems": _problems_json(problems)}, indent=2))
         return 1 if problems else 0
     print(which_package(args.path))
@@ -44,6 +44,15 @@ def _cmd_verify(args) -> int:
     failed = [c for c in checks if not c.ok]
     print(f"\n{len(checks) - len(failed)}/{len(checks)} checks passed" + ("" if not failed else ": NOT reproducible"))
     return 1 if failed else 0
+
+def _cmd_recover(args) -> int:
+    from ..data.datapackage import package_root
+    from ..data.transaction import recover
+
+    root = package_root(args.path, recover=False)
+    done = recover(root)
+    print(f"{root}: " + ("no interrupted change: nothing to do" if done is None else f"the interrupted change was {done}"))
+    return 0
 
 def _cmd_reproduce(args) -> int:
     from ..data.loading import load
@@ -111,3 +120,11 @@ def add_package_commands(commands) -> None:
     add_package_option(p)
     p.add_argument("--description", default=None, help="one sentence saying why this version exists")
     p.set_defaults(run=_cmd_fit)
+
+    p = commands.add_parser("recover", help="finish (or undo) a change a killed command left in the package",
+                            description="A command that writes into the package (contribute add, fit, evaluate "
+                                        "--pin-calibration) commits through a journal; if it is killed, the next "
+                                        "command finishes its change (or undoes it when it cannot be finished). "
+                                        "This does only that, and says what it did.")
+    add_package_option(p)
+    p.set_defaults(run=_cmd_recover)

@@ -84,6 +84,10 @@ def _cmd_stability(args) -> int:
 
     if args.resamples < 1:
         raise InputError(f"--resamples must be at least 1, got {args.resamples}")
+    if args.out:
+        from ..data.paths import output_file
+
+        output_file(args.out)  # the output policy, before the work: no link, folder, or file inside a package
     X, y = _training_matrix(args)
     start = time.perf_counter()
     report = selection_stability(X, y, args.resamples, args.seed, args.size, tuple(args.exclude),
@@ -103,7 +107,9 @@ def _cmd_stability(args) -> int:
     for row in report.resamples[report.resamples["error"] != ""].itertuples():
         print(f"resample {row.resample}: no selection ({row.error})")
     if args.out:
-        report.resamples.to_csv(args.out, index=False)
+        from ..data.paths import write_output
+
+        write_output(args.out, report.resamples.to_csv(index=False, lineterminator="\n"))  # atomic, same policy
         print(f"\nwrote the {args.resamples} resamples to {args.out}")
     print(f"\n{args.resamples} resamples in {seconds:.1f} s")
     return 0

@@ -16,8 +16,10 @@ warnings a reviewer should read; :func:`add_submission` merges a clean
 submission: new rows are appended to data/sources.csv, data/algorithms.csv and
 data/scores.csv (existing bytes untouched), datapackage.json gets the new
 hashes and a version bump (new data: minor; corrections only: patch) and
-CHANGELOG.md an entry, all through :func:`atari5_spec.data.versioning.apply_changes`,
-so that on any error nothing changes.
+CHANGELOG.md an entry, all in one transaction (:mod:`atari5_spec.data.transaction`:
+the package's lock is held from the first read, so concurrent merges never lose
+one another), so that on any error or kill the package holds the state before or
+after the merge.
 
 Decisions (documented in CONTRIBUTING.md):
 

@@ -29,12 +29,16 @@ from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
 from ..data.errors import InputError
+from ..data.limits import (ASCII_INTEGER, ASCII_NUMBER, MAX_ABS_SCORE, MAX_NUMBER_CHARS, control_character_problem,
+                           escaped, score_problem)
 
 __all__ = ["Run", "BudgetScore", "RULE", "DEFAULT_POINTS", "EPISODE_FRAMES", "read_runs",
            "budget_score", "curve_rows", "rule_text"]
 
 DEFAULT_POINTS = 5
 MAX_CURVES_BYTES = 512 << 20  # a curves file, unpacked: the largest study imported (57 games x 5 seeds) is far below
+MAX_FRAMES = 1e12  # training frames of one run: 5,000 times the 200M of the ALE protocol
+MAX_SEED = 2**63 - 1
 EPISODE_FRAMES = 108_000  # the standard evaluation episode cap: 30 minutes at 60 Hz
 REACH_FRACTION = 0.025
 RULE = ("per run, the mean of the last {points} curve points (non-null returns) at or below the budget B; "
@@ -85,32 +89,86 @@ def _runs_from_json(data, label: str) -> list[Run]:
         if not isinstance(run, dict) or not {"task", "seed", "xs", "ys"} <= set(run):
             raise InputError(f"{label}: run {index} lacks one of task, seed, xs, ys")
         xs, ys = run["xs"], run["ys"]
+        if not isinstance(run["task"], str) or not run["task"].strip() or control_character_problem(run["task"]):
+            raise InputError(f"{label}: run {index}: task must be a game name (text without control characters)")
+        task = run["task"]
+        where = f"{label}: run {index} ({escaped(task)})"
+        seed = _seed(run["seed"], where)
         if not isinstance(xs, list) or not isinstance(ys, list) or len(xs) != len(ys):
-            raise InputError(f"{label}: run {index} ({run['task']}): xs and ys must be lists of the same length")
-        if any(not isinstance(x, (int, float)) or isinstance(x, bool) for x in xs) or any(
+            raise InputError(f"{where}: xs and ys must be lists of the same length")
+        if any(not _finite_number(x) or not 0 <= x <= MAX_FRAMES for x in xs) or any(
                 b < a for a, b in zip(xs, xs[1:])):
-            raise InputError(f"{label}: run {index} ({run['task']}): xs must be increasing numbers of frames")
-        if any(y is not None and (not isinstance(y, (int, float)) or isinstance(y, bool) or not math.isfinite(y))
-               for y in ys):
-            raise InputError(f"{label}: run {index} ({run['task']}): ys must be finite numbers or null")
-        task = str(run["task"])
+            raise InputError(f"{where}: xs must be increasing finite numbers of frames (0 to {MAX_FRAMES:.0e})")
+        if any(y is not None and (not _finite_number(y) or score_problem(float(y))) for y in ys):
+            raise InputError(f"{where}: ys must be finite numbers (at most {MAX_ABS_SCORE:.0e} in magnitude) or "
+                             "null; NaN is not a return")
         game = task.split("_", 1)[1] if task.startswith("atari_") else task
-        runs.append(Run(game, int(run["seed"]), tuple(xs), tuple(ys), f"run {index} ({task} seed {run['seed']})"))
+        runs.append(Run(game, seed, tuple(xs), tuple(ys), f"run {index} ({task} seed {seed})"))
     return runs
 
 
+def _finite_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _seed(value, where: str) -> int:
+    """A run's seed: a whole number (1.7, NaN, text, null and lists are refused, never rounded)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value != int(value) or abs(value) > MAX_SEED:
+        raise InputError(f"{where}: seed {escaped(repr(value))[:60]} is not a whole number")
+    return int(value)
+
+
+def _number_cell(text: str, where: str, column: str, empty_ok: bool = False) -> float | None:
+    text = text.strip()
+    if not text and empty_ok:
+        return None
+    if len(text) > MAX_NUMBER_CHARS or not ASCII_NUMBER.fullmatch(text):
+        raise InputError(f"{where}, column {column!r}: {escaped(text[:40])!r} is not a number")
+    value = float(text)
+    if not math.isfinite(value):
+        raise InputError(f"{where}, column {column!r}: {text[:40]!r} is beyond the range of a number")
+    return value
+
+
 def _runs_from_csv(text: str, label: str) -> list[Run]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    if not {"game", "seed", "frames", "return"} <= set(reader.fieldnames or []):
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, [])
+    except csv.Error as error:
+        raise InputError(f"{label}, line 1: {error}") from None
+    if not {"game", "seed", "frames", "return"} <= set(header):
         raise InputError(f"{label}: a curves CSV needs the columns game,seed,frames,return")
+    at = {column: header.index(column) for column in ("game", "seed", "frames", "return")}
     curves: dict[tuple[str, int], list[tuple[float, float | None]]] = {}
-    for line, row in enumerate(reader, start=2):
+    while True:
         try:
-            key = (row["game"], int(row["seed"]))
-            point = (float(row["frames"]), float(row["return"]) if row["return"] else None)
-        except ValueError:
-            raise InputError(f"{label}, line {line}: seed must be an integer, frames and return numbers") from None
-        curves.setdefault(key, []).append(point)
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            raise InputError(f"{label}, line {reader.line_num}: {error}") from None
+        where = f"{label}, line {reader.line_num}"
+        if not row:
+            continue
+        if len(row) != len(header):  # an unquoted "1,234" is two cells, never the number 1
+            raise InputError(f"{where}: {len(row)} cells under a header of {len(header)} columns; "
+                             + ("quote values that contain commas or remove the extra cells" if len(row) > len(header)
+                                else "fill the missing cells"))
+        seed_text = row[at["seed"]].strip()
+        if not ASCII_INTEGER.fullmatch(seed_text) or len(seed_text) > MAX_NUMBER_CHARS:
+            raise InputError(f"{where}, column 'seed': {escaped(seed_text[:40])!r} is not a whole number")
+        frames = _number_cell(row[at["frames"]], where, "frames")
+        if not 0 <= frames <= MAX_FRAMES:
+            raise InputError(f"{where}, column 'frames': {frames:g} is not a number of frames (0 to {MAX_FRAMES:.0e})")
+        value = _number_cell(row[at["return"]], where, "return", empty_ok=True)
+        if value is not None and score_problem(value):
+            raise InputError(f"{where}, column 'return': {score_problem(value)}")
+        game = row[at["game"]]
+        if not game.strip() or control_character_problem(game):
+            raise InputError(f"{where}, column 'game': a game name without control characters is needed")
+        key = (game, _seed(int(seed_text), where))
+        curves.setdefault(key, []).append((frames, value))
     return [Run(game, seed, tuple(x for x, _ in sorted(points, key=lambda p: p[0])),
                 tuple(y for _, y in sorted(points, key=lambda p: p[0])), f"{game} seed {seed}")
             for (game, seed), points in sorted(curves.items())]

@@ -1,15 +1,13 @@
-"""Merging a checked submission into data/: appended rows, validated in a scratch copy, written all files or none."""
+"""Merging a checked submission into data/: appended rows, validated in memory, written all files or none."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from ..data.datapackage import bump_version, descriptor_text, package_root, read_descriptor, resource_path, schema_of
 from ..data.errors import InputError
-from ..data.paths import package_file, package_target, read_regular_file
+from ..data.paths import package_target, read_regular_file
 from ..data.validation import Problem
 from .checking import merged_problems, plan_merge
 from .model import CHANGELOG, MAX_FILE_BYTES, SCORES_FILE, SUBMISSION_FILES, Merge, Report, Submission, SubmissionError
@@ -44,31 +42,26 @@ def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
 
 
 def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
-    """pandera validation of the package as it would be after writing ``texts`` (checked in a scratch copy)."""
-    from ..data.loading import TABLES, TableReadError, load
+    """pandera validation of the package as it would be after writing ``texts``.
+
+    The changed tables are read from ``texts`` in memory (no scratch copy of data/ anywhere, so a killed
+    check or merge leaves nothing behind); schemas and the descriptor are the package's, which a merge
+    does not change but for the version and hashes.
+    """
+    from ..data.loading import TABLES, Dataset, TableReadError, read_table
     from ..data.validation import validate_dataset
 
-    with tempfile.TemporaryDirectory(prefix="atari5-contribution-") as scratch:
-        scratch = Path(scratch)
-        descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
-        shutil.copy2(root / "datapackage.json", scratch / "datapackage.json")
-        for resource in descriptor["resources"]:
-            schema = resource["schema"]
-            if isinstance(schema, str) and not (scratch / schema).exists():
-                (scratch / schema).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(package_file(root, schema, "datapackage.json, schema"), scratch / schema)
-            if resource["name"] in TABLES:
-                target = scratch / resource["path"]
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if resource["path"] in texts:
-                    target.write_text(texts[resource["path"]], encoding="utf-8", newline="")
-                else:
-                    shutil.copyfile(resource_path(root, descriptor, resource["name"]), target)
-        try:
-            problems = validate_dataset(load(scratch))
-        except TableReadError as error:
-            problems = [Problem(f"data/{error.path.name}", line, column, f"{text!r} is not a {kind}", "")
-                        for line, column, text, kind in error.cells]
+    descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
+    by_name = {r["name"]: r for r in descriptor["resources"]}
+    try:
+        tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name),
+                                   texts[by_name[name]["path"]].encode("utf-8")
+                                   if by_name[name]["path"] in texts else None)
+                  for name in TABLES}
+        problems = validate_dataset(Dataset(**tables, version=descriptor["version"], root=root))
+    except TableReadError as error:
+        problems = [Problem(f"data/{error.path.name}", line, column, f"{text!r} is not a {kind}", "")
+                    for line, column, text, kind in error.cells]
     return [p._replace(message="after the merge: " + p.message) for p in problems]
 
 
@@ -167,30 +160,31 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     Raises SubmissionError (an InputError) listing every problem when the
     submission is not clean or is already merged; then nothing is written.
     """
-    from ..data.versioning import apply_changes, changelog_with_entry, descriptor_with_stats
+    from ..data.transaction import finished_by_recovery, package_transaction
+    from ..data.versioning import changelog_with_entry, descriptor_with_stats
 
     folder = Path(path)
-    report, root, submission, texts = _review(folder, package, writing=True, this_year=this_year)
-    if report.merged_as:
-        raise SubmissionError(report, f"{folder}: already merged as source {report.merged_as}; nothing to add")
-    if not report.ok:
-        raise SubmissionError(report)
-    merge = report.merge
-    files = dict(texts)
-    files.update(_submission_copy(folder, root, submission.submission_id))
-    descriptor = read_descriptor(root)
-    descriptor["version"] = bump_version(descriptor["version"], merge.bump)
-    descriptor = descriptor_with_stats(root, descriptor, files)
-    files["datapackage.json"] = descriptor_text(descriptor)
-    changelog_path = package_target(root, CHANGELOG, "the changelog")
-    changelog = changelog_path.read_text(encoding="utf-8") if changelog_path.is_file() else "# Changelog\n"
-    files[CHANGELOG] = changelog_with_entry(changelog, *_changelog_line(merge, submission, descriptor["version"]))
-    created = [d for d in (root / "contributions", root / "contributions" / submission.submission_id) if not d.exists()]
-    try:
-        apply_changes(root, files)
-    except BaseException:
-        for directory in reversed(created):  # apply_changes restores files; remove the folders it made
-            if directory.is_dir() and not any(directory.iterdir()):
-                directory.rmdir()
-        raise
+    root = _package_for(folder, package, writing=True)
+    # The lock is taken before the package is read: a concurrent merge waits, and never loses this one's rows.
+    command = f"contribute add {os.path.realpath(folder)}"
+    with package_transaction(root, command) as change:
+        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year)
+        if report.merged_as:
+            error = SubmissionError(report, f"{folder}: already merged as source {report.merged_as}; nothing to add")
+            # The rerun of a merge that was killed mid-commit, and finished when the package was opened: done.
+            error.finished_by_recovery = finished_by_recovery(root, command) and not report.problems
+            raise error
+        if not report.ok:
+            raise SubmissionError(report)
+        merge = report.merge
+        files = dict(texts)
+        files.update(_submission_copy(folder, root, submission.submission_id))
+        descriptor = read_descriptor(root)
+        descriptor["version"] = bump_version(descriptor["version"], merge.bump)
+        descriptor = descriptor_with_stats(root, descriptor, files)
+        files["datapackage.json"] = descriptor_text(descriptor)
+        changelog_path = package_target(root, CHANGELOG, "the changelog")
+        changelog = changelog_path.read_text(encoding="utf-8") if changelog_path.is_file() else "# Changelog\n"
+        files[CHANGELOG] = changelog_with_entry(changelog, *_changelog_line(merge, submission, descriptor["version"]))
+        change.commit(files)  # all files or none; missing folders (contributions/<id>/) made and undone with it
     return merge

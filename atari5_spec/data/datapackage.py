@@ -23,21 +23,38 @@ DESCRIPTOR = "datapackage.json"
 PACKAGE_NAME = "atari5-spec"  # the descriptor's "name": how a clone is told from other data packages
 
 
-def package_root(path: str | Path | None = None) -> Path:
+def package_root(path: str | Path | None = None, recover: bool = True) -> Path:
     """The directory holding datapackage.json.
 
     ``path`` may be a package directory or its datapackage.json. Without one:
     the atari5-spec package you stand in (the current directory or the nearest
     one above it holding an atari5-spec datapackage.json, as git finds its
     repository), else the copy installed with atari5_spec.
+
+    Opening a package finishes (or undoes) a change a killed command left
+    half-applied (:func:`atari5_spec.data.transaction.recover`: one ``stat``
+    when there is none), so nothing reads a package in the middle of a
+    change; ``recover=False`` (``validate``) leaves it to be reported.
     """
     if path is not None:
         path = Path(path)
         root = path.parent if path.name == DESCRIPTOR else path
-        if not (root / DESCRIPTOR).is_file():
+        if not (root / DESCRIPTOR).is_file() and not (recover and _recovered(root)):
             raise FileNotFoundError(f"{root / DESCRIPTOR} does not exist: pass a data package directory")
-        return root
-    return enclosing_package() or installed_package()
+    else:
+        root = enclosing_package() or installed_package()
+    if recover:
+        _recovered(root)
+    return root
+
+
+def _recovered(root: Path) -> bool:
+    """Finish an interrupted change in ``root`` if there is one; whether there was."""
+    from .transaction import LOCK_NAME, STAGING_NAME, recover
+
+    if not (root / STAGING_NAME).exists() and not (root / LOCK_NAME).exists():
+        return False
+    return recover(root) is not None
 
 
 def enclosing_package(start: str | Path | None = None) -> Path | None:
@@ -61,7 +78,7 @@ def installed_package() -> Path:
 
 def which_package(path: str | Path | None = None) -> str:
     """One line saying which package a command works on and why (printed by validate, verify, ...)."""
-    root = package_root(path)
+    root = package_root(path, recover=False)
     why = ("as given" if path is not None else "the package you are in" if enclosing_package() == root
            else "the installed copy; no atari5-spec package in or above the current directory")
     try:

@@ -33,7 +33,8 @@ from .errors import InputError
 
 __all__ = ["MAX_NESTING_DEPTH", "MAX_NUMBER_CHARS", "MAX_ABS_SCORE", "MAX_DESCRIPTOR_BYTES",
            "MAX_SCORE_FILE_BYTES", "MAX_SCORE_ROWS", "MAX_RUNS_PER_GAME", "ASCII_NUMBER", "ASCII_INTEGER", "json_nesting_problem",
-           "load_json", "control_character_problem", "score_problem", "non_ascii_digit", "printable"]
+           "load_json", "control_character_problem", "score_problem", "non_ascii_digit", "printable",
+           "escaped", "MAX_AGENTS", "MAX_RESAMPLES"]
 
 MAX_NESTING_DEPTH = 32
 MAX_NUMBER_CHARS = 40
@@ -43,6 +44,8 @@ MAX_SCORE_FILE_BYTES = 64 << 20  # a score file: 200,000 per-seed rows are about
 MAX_SCORE_ROWS = 1_000_000       # rows (or JSON records) of a score file
 MAX_RUNS_PER_GAME = 1_000        # seeds of one game in a score file: ten times the largest published study;
                                  # the seed bootstrap holds 10,000 resamples x runs numbers per game
+MAX_AGENTS = 500                 # agents in one `aggregate` run: every pair is compared (125,000 pairs)
+MAX_RESAMPLES = 100_000          # bootstrap resamples of `aggregate` (rliable uses 2,000 to 50,000)
 
 # Plain decimal or scientific notation in ASCII digits (re.ASCII: \d would accept any script's digits).
 ASCII_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
@@ -129,6 +132,16 @@ def control_character_problem(text: str, line_breaks: bool = False) -> str | Non
 def printable(text: str) -> str:
     """``text`` safe to print on a terminal: control and bidirectional characters shown as U+FFFD."""
     return "".join("\ufffd" if unicodedata.category(c) == "Cc" or c in _BIDI_CONTROLS else c for c in text)
+
+
+def escaped(text: str) -> str:
+    """``text`` safe to print on a terminal, every control and bidirectional character written as an escape
+    (ESC as ``\\x1b``, NUL as ``\\x00``, U+202E as ``\\u202e``): the name stays recognisable, nothing is executed."""
+    def one(c: str) -> str:
+        if unicodedata.category(c) == "Cc" or c in _BIDI_CONTROLS or c == "\\":
+            return "\\\\" if c == "\\" else (f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}")
+        return c
+    return "".join(one(c) for c in text)
 
 
 def non_ascii_digit(text: str) -> str | None:

@@ -62,15 +62,18 @@ class TableReadError(InputError):
         super().__init__(f"{where}: {text!r} is not a {kind}{more}")
 
 
-def read_table(path: Path | str, schema: dict) -> pd.DataFrame:
+def read_table(path: Path | str, schema: dict, data: bytes | None = None) -> pd.DataFrame:
     """Read a CSV resource with each column converted to its schema type.
 
     Cells are read as text first so that nothing is guessed: empty cells are
     missing, numbers are parsed exactly as written. Raises TableReadError
     listing every cell that does not parse, with its line and column.
+    ``data``: the file's bytes as they would be (a change not yet written);
+    ``path`` then only names it.
     """
     path = Path(path)
-    data = read_regular_file(path, str(path), MAX_TABLE_BYTES)
+    if data is None:
+        data = read_regular_file(path, str(path), MAX_TABLE_BYTES)
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -117,8 +120,15 @@ def load(path: str | Path | None = None) -> Dataset:
     >>> data = atari5_spec.load()
     >>> data.scores.head()          # one row per published number
     """
+    from .transaction import read_consistently
+
     root = package_root(path)
-    descriptor = read_descriptor(root)
-    tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name))
-              for name in TABLES}
-    return Dataset(**tables, version=descriptor["version"], root=root)
+
+    def read() -> Dataset:
+        descriptor = read_descriptor(root)
+        tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name))
+                  for name in TABLES}
+        return Dataset(**tables, version=descriptor["version"], root=root)
+
+    # A merge committed while the tables are read would mix two states: read again after it.
+    return read_consistently(root, read)

@@ -20,7 +20,9 @@ passes on the command line. The rules, applied by every command:
   --figure``, ``contribute curves --out``) are refused inside a data package
   (an output must never overwrite the data or the paper's reference tables)
   and when they, or a file in them, are symbolic links; each file is written
-  atomically (a temporary file in the same folder, then a rename).
+  atomically (a temporary file in the same folder, then a rename). One
+  exception: ``contribute curves --out <package>/contributions/<id>/scores.csv``
+  of a submission not merged yet (CONTRIBUTING's recipe).
 
 Everything here is pure path logic on the standard library: the fast
 ``score`` path imports it.
@@ -36,7 +38,8 @@ from pathlib import Path, PurePosixPath
 from .errors import InputError
 
 __all__ = ["UnsafePathError", "unsafe_reason", "package_file", "package_target", "read_regular_file",
-           "regular_file_problem", "output_directory", "output_file", "write_output", "inside_a_package"]
+           "regular_file_problem", "output_directory", "output_file", "write_output", "inside_a_package",
+           "unmerged_submission_file"]
 
 DESCRIPTOR = "datapackage.json"
 # Characters that make a relative path mean something else to a shell, Windows or a URL parser.
@@ -174,8 +177,39 @@ def output_directory(out: Path | str, option: str = "--out") -> Path:
     return out
 
 
-def output_file(path: Path | str, option: str = "--out") -> Path:
-    """``path`` as a file to write, in an allowed output folder; existing symbolic links and folders refused."""
+def unmerged_submission_file(path: Path | str, name: str = "scores.csv") -> Path | None:
+    """The package ``path`` is in, when ``path`` is <package>/contributions/<id>/<name> of a submission not yet
+    merged (no row of data/sources.csv points at it); None otherwise.
+
+    The one place inside a package an output may go: CONTRIBUTING's ``contribute curves --out
+    contributions/<id>/scores.csv`` writes a submission's file before its pull request.
+    """
+    import re
+
+    path = Path(os.path.abspath(path))
+    folder = path.parent
+    if path.name != name or folder.parent.name != "contributions" or not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*",
+                                                                                      folder.name):
+        return None
+    package = folder.parent.parent
+    if not (package / DESCRIPTOR).is_file() or inside_a_package(folder.parent) != Path(os.path.realpath(package)):
+        return None
+    if folder.parent.is_symlink() or folder.is_symlink():
+        return None
+    sources = package / "data" / "sources.csv"
+    try:
+        merged = f"contributions/{folder.name}/{name}".encode() in sources.read_bytes()
+    except OSError:
+        merged = False
+    return None if merged else package
+
+
+def output_file(path: Path | str, option: str = "--out", submission_file: bool = False) -> Path:
+    """``path`` as a file to write, in an allowed output folder; existing symbolic links and folders refused.
+
+    ``submission_file``: also allow the scores.csv of an unmerged submission inside a package
+    (:func:`unmerged_submission_file`).
+    """
     path = Path(path)
     if path.is_symlink():
         raise InputError(f"{option} {path}: is a symbolic link; outputs are not written through links: "
@@ -184,13 +218,19 @@ def output_file(path: Path | str, option: str = "--out") -> Path:
         raise InputError(f"{option} {path}: is a folder: give a file name")
     if path.exists() and not path.is_file():
         raise InputError(f"{option} {path}: {regular_file_problem(path)}: give a plain file name")
+    if submission_file and unmerged_submission_file(path) is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise InputError(f"{option} {path}: cannot create the folder ({error.strerror})") from None
+        return path
     output_directory(path.parent if str(path.parent) else Path("."), option)
     return path
 
 
-def write_output(path: Path | str, data: str | bytes, option: str = "--out") -> Path:
+def write_output(path: Path | str, data: str | bytes, option: str = "--out", submission_file: bool = False) -> Path:
     """Write ``data`` to the output file ``path`` atomically, under the output policy."""
-    path = output_file(path, option)
+    path = output_file(path, option, submission_file)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -388,7 +388,12 @@ def in_background(function, *args):
     if "fork" not in multiprocessing.get_all_start_methods():
         result = function(*args)
         return lambda: result
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    import os
+
+    from .processes import end_with_parent
+
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"),
+                               initializer=end_with_parent, initargs=(os.getpid(),))  # ends with a killed parent
     future = pool.submit(function, *args)
 
     def wait():
@@ -400,16 +405,60 @@ def in_background(function, *args):
     return wait
 
 
+def interrupted_commit_problems(root: Path) -> list[Problem]:
+    """An interrupted change (a killed writer's journal or staging folder), as a problem with its fix."""
+    from .transaction import STAGING_NAME, pending_commit
+
+    pending = pending_commit(root)
+    if pending is None:
+        return []
+    if pending.get("unreadable"):
+        return [Problem(STAGING_NAME, None, None, pending["unreadable"], "restore the package from version control")]
+    if pending.get("complete"):
+        return [Problem(STAGING_NAME, None, None, "a writing command was killed after its change was complete, while "
+                        "removing its staging folder: the package holds the new state",
+                        "run `atari5-spec recover` (or any other command) to remove the staging folder")]
+    if pending.get("uncommitted"):
+        return [Problem(STAGING_NAME, None, None, "a writing command was killed before its commit: the "
+                        "package's files are unchanged; only the staging folder is left",
+                        "run `atari5-spec recover` (or any other command) to remove the staging folder")]
+    paths = ", ".join(t["path"] for t in pending["targets"])
+    return [Problem(STAGING_NAME, None, None,
+                    f"an interrupted commit of `{pending.get('command', '?')}` (process {pending.get('pid', '?')}, "
+                    f"{pending.get('written', '?')}): {paths} may be between the old and the new state",
+                    "run `atari5-spec recover` (or any other atari5-spec command on the package) to finish it; "
+                    "then validate again")]
+
+
 def validate_package(path: str | Path | None = None, structure=None, data: Dataset | None = None) -> list[Problem]:
+    """Every problem in the package at ``path``; checked again when a commit changed the package meanwhile
+    (a merge finishing during validation is not a hash mismatch). See :func:`_validate_once`."""
+    from .transaction import generation
+
+    root = package_root(path, recover=False)
+    before = generation(root)
+    problems = _validate_once(root, structure, data)
+    if problems and before is not None and generation(root) != before and not before[3]:
+        problems = _validate_once(root, None, None)
+    return problems
+
+
+def _validate_once(path: str | Path | None = None, structure=None, data: Dataset | None = None) -> list[Problem]:
     """Every problem in the package at ``path`` (default: the installed package).
 
     ``structure`` may be a callable returning the frictionless problems already
     being computed (see :func:`in_background`); ``data`` the package already loaded.
     """
-    root = package_root(path)
+    root = package_root(path, recover=False)  # an interrupted change is reported here, not finished
+    interrupted = interrupted_commit_problems(root)
+    if interrupted:  # the files are between two states: everything else would be a consequence
+        return interrupted
     unusable = descriptor_problems(root)
     if unusable:  # nothing may follow the descriptor's paths
         return unusable
+    from .registry import registry_problems
+
+    registries = registry_problems(root)  # versions and calibrations the index or descriptor do not list
     # Frictionless runs on the other core while this process loads and runs pandera.
     structure = structure or in_background(frictionless_problems, root)
     try:
@@ -420,13 +469,13 @@ def validate_package(path: str | Path | None = None, structure=None, data: Datas
         relative = str(error.path.relative_to(root))
         problems += [Problem(relative, line, column, f"{text!r} is not a {kind}", _FIXES["type-error"])
                      for line, column, text, kind in error.cells if (relative, line, column) not in seen]
-        return problems
+        return problems + registries
     except (ValueError, KeyError, OSError) as error:
         problems = structure()
         if not problems:
             problems.append(Problem("datapackage.json", None, None, str(error), "fix the file it names"))
-        return problems
-    rules = validate_dataset(data)
+        return problems + registries
+    rules = validate_dataset(data) + registries
     problems = structure()
     seen = {(p.file, p.row, p.column) for p in problems}
     return problems + [p for p in rules if (p.file, p.row, p.column) not in seen]

@@ -6,19 +6,20 @@ The data package follows the Frictionless data-package-version recipe:
 * **minor**: new data (new rows, a new algorithm, a new coefficient version);
 * **patch**: corrections (rows that supersede earlier rows).
 
-Every change goes through :func:`apply_changes`, which writes all files or none:
-on any error the package is left byte-identical.
+Every change goes through one transaction (:mod:`.transaction`: a lock taken
+before the package is read, a journal, atomic renames, recovery after a crash);
+:func:`apply_changes` commits through it: on any error or kill the package is
+left byte-identical to its state before or after the change.
 """
 
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 
-from .errors import InputError
-from .paths import package_file, package_target
-from .writing import file_stats, write_bytes_atomic, write_text_atomic
+from .paths import package_file
+from .transaction import package_transaction
+from .writing import file_stats
 
 __all__ = ["VERSION_NAME_PATTERN", "changelog_with_entry", "apply_changes", "descriptor_with_stats"]
 
@@ -40,37 +41,20 @@ def changelog_with_entry(text: str, section: str, line: str) -> str:
     return head + "## [Unreleased]\n" + unreleased + tail
 
 
-def apply_changes(root: Path, files: dict[str, str], new_dirs: dict[str, Path] | None = None) -> None:
+def apply_changes(root: Path, files: dict[str, str], new_dirs: dict[str, Path] | None = None,
+                  command: str = "atari5-spec") -> None:
     """Write ``files`` (relative path -> text) and move ``new_dirs`` into place, all or nothing.
 
     ``new_dirs`` maps a relative target directory to a prepared staging
-    directory. On any error, files are restored and moved directories removed.
+    directory (or to a mapping file name -> text). The write is one
+    transaction (:mod:`atari5_spec.data.transaction`): journalled, fsynced,
+    recovered by the next command after a crash. Callers that read the
+    package to compute the change hold the transaction around that read
+    (``with package_transaction(root, command):``); this joins it. Without
+    one, a transaction is opened for the write alone.
     """
-    root = Path(root)
-    new_dirs = new_dirs or {}
-    # Every target is checked before anything is written (atari5_spec.paths): inside the package, no link.
-    targets = {rel: package_target(root, rel, "a file the change writes:") for rel in files}
-    dir_targets = {rel: package_target(root, rel, "a folder the change adds:") for rel in new_dirs}
-    before = {rel: path.read_bytes() if path.is_file() else None for rel, path in targets.items()}
-    moved = []
-    try:
-        for rel, staging in new_dirs.items():
-            target = dir_targets[rel]
-            if target.exists():
-                raise InputError(f"{rel} already exists: pinned directories are never rewritten")
-            shutil.move(str(staging), str(target))
-            moved.append(target)
-        for rel, text in files.items():
-            write_text_atomic(targets[rel], text)
-    except BaseException:
-        for rel, data in before.items():  # restored through a rename as well: never through a link
-            if data is None:
-                targets[rel].unlink(missing_ok=True)
-            else:
-                write_bytes_atomic(targets[rel], data)
-        for target in moved:
-            shutil.rmtree(target, ignore_errors=True)
-        raise
+    with package_transaction(Path(root), command) as change:
+        change.commit(files, new_dirs)
 
 
 def descriptor_with_stats(root: Path, descriptor: dict, pending: dict[str, str | bytes]) -> dict:

@@ -241,13 +241,22 @@ def read_calibration(coefficients_path: Path, method: str | None = None) -> Cali
 
     ``method`` None: the first method of CALIBRATION_METHODS whose file is *pinned* (listed in datapackage.json
     with the file's sha256; ``atari5-spec verify`` recomputes its rows from the data), else the pooled file
-    as it is (old packages without a hash). A named method is read as it is.
+    as it is (old packages without a hash). Inside a data package a file is read only when datapackage.json
+    lists it (with its hash, when recorded): an unregistered calibration is never used.
     """
     if method is not None:
         path = calibration_path(coefficients_path, method)
         if not path.is_file():
             return None
-        data = path.read_bytes()
+        package = path.parent.parent
+        if (package / "datapackage.json").is_file():  # in a package: only a listed file, with its recorded hash
+            from ..data.registry import registered_bytes
+
+            data = registered_bytes(package, f"calibration/{path.name}")
+            if data is None:
+                return None
+        else:
+            data = path.read_bytes()
         rows = tuple(csv.DictReader(data.decode("utf-8").splitlines()))
         return Calibration(Path(coefficients_path).name, rows, hashlib.sha256(data).hexdigest()[:8], method)
     root = Path(coefficients_path).parent.parent

@@ -125,9 +125,11 @@ def _version_path(version: str | os.PathLike | None, root: Path | None) -> Path:
 
         package_file(directory, name, "coefficients/index.yaml: the version")
     path = directory / name
-    if not (path / "subset_coefficients.csv").is_file():
+    listed = known_versions(directory) if (directory / "index.yaml").is_file() else None
+    if not (path / "subset_coefficients.csv").is_file() or (listed is not None and name not in listed):
         known = ", ".join(known_versions(directory)) if directory.is_dir() else ""
-        raise InputError(f"no coefficient version {name!r} (known: {known or 'none'}; "
+        unlisted = " (its folder exists but coefficients/index.yaml does not list it)" if path.is_dir() else ""
+        raise InputError(f"no coefficient version {name!r}{unlisted} (known: {known or 'none'}; "
                          "or pass a path to a version directory)")
     return path
 

@@ -65,7 +65,8 @@ def pin_calibration(path, version: str, update: bool = False, method: str = "poo
     """Write calibration/<version>[.<method>].csv from the current data; (path, new data version). All files or
     none."""
     from ...data.loading import load
-    from ...data.versioning import apply_changes, changelog_with_entry, descriptor_with_stats
+    from ...data.transaction import finished_by_recovery, package_transaction
+    from ...data.versioning import changelog_with_entry, descriptor_with_stats
     from . import version_errors
 
     if method not in CALIBRATION_METHODS:
@@ -73,27 +74,32 @@ def pin_calibration(path, version: str, update: bool = False, method: str = "poo
     root = package_root(path)
     name = version + CALIBRATION_METHODS[method][0]
     relative = f"calibration/{name}.csv"
-    if (root / relative).exists() and not update:
-        raise InputError(f"{relative} exists: a pinned calibration changes only as a versioned event "
-                         "(pass --update-calibration to record the new evidence)")
-    dataset = load(root)
-    _, errors = version_errors(dataset, version)
-    text = calibration_text(errors, method)
-    if (root / relative).exists() and (root / relative).read_text(encoding="utf-8") == text:
-        raise InputError(f"{relative} already holds exactly these errors: nothing to update")
-    descriptor = read_descriptor(root)
-    descriptor["version"] = bump_version(descriptor["version"], "minor")
-    if not any(r["name"] == f"calibration-{name}" for r in descriptor["resources"]):
-        descriptor["resources"].append(_resource(version, method))
-    descriptor = descriptor_with_stats(root, descriptor, {relative: text})
-    held = errors[(errors["kind"] == "held-out") & (errors["subset"] == "Atari-5")]
-    changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8") if (root / "CHANGELOG.md").exists() else "# Changelog\n"
-    line = (f"Data {descriptor['version']}: {'updated' if update else 'pinned'} the out-of-sample errors of `{version}` "
-            + (f"for the `{method}` calibration " if method != "pooled" else "") +
-            f"(`{relative}`: {len(held)} held-out agents and {int((errors['kind'] != 'held-out').sum() / errors['subset'].nunique())} "
-            "leave-one-paper-out training agents per subset on average), the calibration of `score`'s prediction interval.")
-    apply_changes(root, {relative: text, "datapackage.json": descriptor_text(descriptor),
-                         "CHANGELOG.md": changelog_with_entry(changelog, "Added", line)})
+    command = f"evaluate --{'update' if update else 'pin'}-calibration {version} ({method})"
+    # The lock is held from the first read to the commit: a concurrent writer waits.
+    with package_transaction(root, command) as change:
+        if finished_by_recovery(root, command):  # this very command was killed mid-commit and is now complete
+            return root / relative, read_descriptor(root)["version"]
+        if (root / relative).exists() and not update:
+            raise InputError(f"{relative} exists: a pinned calibration changes only as a versioned event "
+                             "(pass --update-calibration to record the new evidence)")
+        dataset = load(root)
+        _, errors = version_errors(dataset, version)
+        text = calibration_text(errors, method)
+        if (root / relative).exists() and (root / relative).read_text(encoding="utf-8") == text:
+            raise InputError(f"{relative} already holds exactly these errors: nothing to update")
+        descriptor = read_descriptor(root)
+        descriptor["version"] = bump_version(descriptor["version"], "minor")
+        if not any(r["name"] == f"calibration-{name}" for r in descriptor["resources"]):
+            descriptor["resources"].append(_resource(version, method))
+        descriptor = descriptor_with_stats(root, descriptor, {relative: text})
+        held = errors[(errors["kind"] == "held-out") & (errors["subset"] == "Atari-5")]
+        changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8") if (root / "CHANGELOG.md").exists() else "# Changelog\n"
+        line = (f"Data {descriptor['version']}: {'updated' if update else 'pinned'} the out-of-sample errors of `{version}` "
+                + (f"for the `{method}` calibration " if method != "pooled" else "") +
+                f"(`{relative}`: {len(held)} held-out agents and {int((errors['kind'] != 'held-out').sum() / errors['subset'].nunique())} "
+                "leave-one-paper-out training agents per subset on average), the calibration of `score`'s prediction interval.")
+        change.commit({relative: text, "datapackage.json": descriptor_text(descriptor),
+                       "CHANGELOG.md": changelog_with_entry(changelog, "Added", line)})
     return root / relative, descriptor["version"]
 
 

@@ -9,10 +9,12 @@ is optional: it is imported only when a scheduler is given.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Sequence
 
 from ...data.errors import InputError
+from ...data.processes import end_with_parent
 
 OnDone = Callable[[int, Any], None]
 
@@ -42,7 +44,9 @@ def map_tasks(function: Callable, tasks: Sequence, *, scheduler: Any = None, pro
             store(index, function(task))
         return results
     # spawn, not fork: the parent may hold threads (and their locks) of an earlier search
-    with ProcessPoolExecutor(min(processes, len(tasks)), mp_context=multiprocessing.get_context("spawn")) as pool:
+    # Workers end with this process, even when it is killed (SIGKILL never lets it tell them).
+    with ProcessPoolExecutor(min(processes, len(tasks)), mp_context=multiprocessing.get_context("spawn"),
+                             initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(function, task): index for index, task in enumerate(tasks)}
         for future in as_completed(futures):
             store(futures[future], future.result())

@@ -1,0 +1,49 @@
+"""Worker processes end with their parent, whether it ends normally, by SIGTERM or by SIGKILL.
+
+A pool's workers wait on a queue; a parent killed outright (SIGKILL, the OOM
+killer) never tells them to stop, and they would run on. :func:`end_with_parent`
+is the pools' ``initializer``: on Linux it asks the kernel to send the worker
+SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``); everywhere it also
+starts a daemon thread that polls the parent's process id once a second and
+ends the worker when the parent is gone (re-parented workers see another id).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+
+__all__ = ["end_with_parent"]
+
+PR_SET_PDEATHSIG = 1
+POLL_SECONDS = 1.0
+
+
+def _kernel_signal_on_parent_death() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # no libc prctl here: the watchdog thread below still ends the worker
+        pass
+
+
+def _watch(parent: int) -> None:
+    while True:
+        if os.getppid() != parent:
+            os._exit(1)  # the parent is gone: nobody will read this worker's results
+        time.sleep(POLL_SECONDS)
+
+
+def end_with_parent(parent: int) -> None:
+    """Make this (worker) process end when process ``parent`` ends; a pool initializer."""
+    _kernel_signal_on_parent_death()
+    if os.getppid() != parent:  # the parent died before the request above took effect
+        os._exit(1)
+    threading.Thread(target=_watch, args=(parent,), daemon=True, name="end-with-parent").start()
