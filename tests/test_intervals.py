@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
 import shutil
 
 import numpy as np
@@ -13,8 +11,13 @@ import pytest
 import atari5_spec
 from atari5_spec.cli.main import main
 from atari5_spec.data.datapackage import package_root
-from atari5_spec.method.calibration import (Calibration, combine_half_widths, conformal_quantile, ratio_summary,
-                                            read_calibration)
+from atari5_spec.method.calibration import (
+    Calibration,
+    combine_half_widths,
+    conformal_quantile,
+    ratio_summary,
+    read_calibration,
+)
 from atari5_spec.scoring.estimate import protocol_check
 
 FIVE = {"battle_zone": [30000, 32000, 35000], "double_dunk": [-1, 0, -2], "name_this_game": [12000, 11000, 13000],

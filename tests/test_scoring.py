@@ -19,12 +19,12 @@ from atari5_spec.scoring.estimate import (
     REPORTED_SUBSETS,
     games_table,
     load_aliases,
-    relative_score,
     score,
     subset_estimate,
 )
 from atari5_spec.scoring.prediction import predict
 from atari5_spec.scoring.ranking import leaderboard
+from atari5_spec.scoring.relative import relative_score
 
 
 @pytest.fixture(scope="session")

@@ -176,9 +176,9 @@ def test_a_line_printed_by_0_1_0_is_recomputed_with_the_calibration_it_names(run
 
 
 def test_every_signature_the_package_prints_parses_back_to_itself():
-    from atari5_spec.scoring.estimate import relative_score
     from atari5_spec.scoring.prediction import predict
     from atari5_spec.scoring.ranking import leaderboard
+    from atari5_spec.scoring.relative import relative_score
 
     baseline = {g: [v * 0.8 for v in values] for g, values in RUNS.items()}
     printed = [score(RUNS).signature, predict({g: v[0] for g, v in RUNS.items()}).signature,

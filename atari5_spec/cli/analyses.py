@@ -33,9 +33,8 @@ def _cmd_aggregate(args) -> int:
 
     from ..analyses.run_aggregates import aggregate_runs, format_run_aggregates, run_aggregates_as_dict
     from ..analyses.runs_input import normalised_runs, read_runs
-    from ..data.loading import load
-
     from ..data.limits import MAX_RESAMPLES
+    from ..data.loading import load
 
     if not 1 <= args.resamples <= MAX_RESAMPLES:
         raise InputError(f"--resamples {args.resamples}: give a number of bootstrap resamples from 1 to "

@@ -23,8 +23,7 @@ def _relative(path) -> str:
 def _cmd_report(args) -> int:
     import sys
 
-    from ..contributions.report import (any_problem, changed_files, report_markdown, report_text,
-                                        summarise_submission)
+    from ..contributions.report import any_problem, changed_files, report_markdown, report_text, summarise_submission
     from ..data.datapackage import package_root
     from ..data.errors import InputError
     from ..data.loading import load

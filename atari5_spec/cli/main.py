@@ -30,9 +30,8 @@ class _VersionAction(argparse.Action):
 def version_text() -> str:
     import json
 
-    from ..data.datapackage import DESCRIPTOR, package_root
-
     from .._version import __release_date__
+    from ..data.datapackage import DESCRIPTOR, package_root
 
     lines = [f"atari5-spec {__version__} (code, released {__release_date__})"]
     try:
@@ -85,8 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .contribute import add_contribution_commands
     from .evaluate import add_evaluation_commands
     from .package import add_package_commands
-    from .score import add_scoring_commands
     from .release import add_release_commands
+    from .score import add_scoring_commands
     from .search import add_search_commands
 
     add_package_commands(commands)        # validate, verify, reproduce, fit

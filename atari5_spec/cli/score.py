@@ -181,7 +181,8 @@ def _score_json(result, names: dict[str, str], relative=None, baseline_source: s
         "notes": list(result.notes),
     }
     if relative is not None:
-        from ..scoring.estimate import RATIO_DEFINITION, SEED_ONLY
+        from ..scoring.estimate import SEED_ONLY
+        from ..scoring.relative import RATIO_DEFINITION
 
         ratio_pi = relative.prediction_interval
         out["relative"] = {"baseline": baseline_source, "baseline_estimate": relative.baseline.estimate,
@@ -259,7 +260,7 @@ def _relative_text(relative, baseline_source: str) -> list[str]:
     if relative.ratio is None:
         return ["", f"Relative to {baseline_source}: not computable, the baseline lacks "
                 + ", ".join(relative.baseline.not_computable.get(subset, ()))]
-    from ..scoring.estimate import RATIO_DEFINITION
+    from ..scoring.relative import RATIO_DEFINITION
 
     ratio_pi = relative.prediction_interval
     lines = ["", f"Relative to the baseline ({baseline_source}): {relative.ratio:.3f}",
@@ -299,8 +300,9 @@ def _whole_frames(value: str) -> int:
 
 def _cmd_score(args) -> int:
     from ..data.errors import InputError
-    from ..scoring.estimate import as_coefficient_set, games_table, not_computable_message, relative_score, score
+    from ..scoring.estimate import as_coefficient_set, games_table, not_computable_message, score
     from ..scoring.input import read_scores_file
+    from ..scoring.relative import relative_score
 
     observations = _observations(args)
     coefficients = as_coefficient_set(args.coefficients)
@@ -364,10 +366,9 @@ def _cmd_predict(args) -> int:
 # --- leaderboard ---------------------------------------------------------------------------------------------
 
 def _cmd_leaderboard(args) -> int:
+    from ..data.frames import format_frames
     from ..data.limits import printable
     from ..scoring.ranking import COMPARISON_ADVICE, MIN_GAMES_FOR_MEDIAN, leaderboard
-
-    from ..data.frames import format_frames
 
     observations = _observations(args, required=False)
     board = leaderboard(observations or None, subset=args.subset, coefficients=args.coefficients,

@@ -29,8 +29,15 @@ from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
 from ..data.errors import InputError
-from ..data.limits import (ASCII_INTEGER, ASCII_NUMBER, MAX_ABS_SCORE, MAX_NUMBER_CHARS, control_character_problem,
-                           escaped, score_problem)
+from ..data.limits import (
+    ASCII_INTEGER,
+    ASCII_NUMBER,
+    MAX_ABS_SCORE,
+    MAX_NUMBER_CHARS,
+    control_character_problem,
+    escaped,
+    score_problem,
+)
 
 __all__ = ["Run", "BudgetScore", "RULE", "DEFAULT_POINTS", "EPISODE_FRAMES", "read_runs",
            "budget_score", "curve_rows", "rule_text"]

@@ -30,7 +30,6 @@ def fit_new_version(path: str | Path, name: str, description: str | None = None)
     an exclusion. The default version used by scoring does not change.
     """
     from ..data.loading import load
-
     from ..data.transaction import finished_by_recovery, package_transaction
 
     root = package_root(path)

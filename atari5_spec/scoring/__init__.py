@@ -2,7 +2,7 @@
 
 Holds the one input gate for an agent's scores (``input``: dicts, records,
 CSV/JSON files, pandas and numpy), the estimate with its prediction and seed
-intervals (``estimate``: :func:`score`, :func:`relative_score`,
+intervals (``estimate``: :func:`score`; ``relative``: :func:`relative_score`,
 :func:`relative_scores`), the citation signature and its parser
 (``signature``) and its check against an install (``signature_check``), what
 to cite (``citation``), the 57-game prediction (``prediction``), the

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..method import training
-from .estimate import RelativeResult, as_coefficient_set, relative_score, resolve_subset
+from .estimate import as_coefficient_set, resolve_subset
 from .ranking import LeaderboardRow, leaderboard
+from .relative import RelativeResult, relative_score
 
 __all__ = ["Comparison", "neighbour_comparisons"]
 

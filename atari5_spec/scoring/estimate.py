@@ -21,8 +21,8 @@ and pinned in calibration/<version>[.in-range].csv (see
 :mod:`atari5_spec.method.calibration`: in range, estimate >= 40, calibrated on
 the in-range errors; below it labelled extrapolation), and states its measured
 coverage. With one seed per game the seed part is unknown, with two it is
-unreliable; the result says so. :func:`relative_score` adds an interval for
-the plain ratio of two agents' true 57-game medians.
+unreliable; the result says so. :mod:`.relative` divides two agents' scores
+and gives an interval for the plain ratio of their true 57-game medians.
 
 The protocol of the agent's runs (sticky actions, training frames; from
 options or from the game ids) is compared with the version's training data,
@@ -45,15 +45,14 @@ import numpy as np
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.ids import game_aliases, game_key
-from ..method.calibration import (Calibration, combine_half_widths, prediction_interval, read_calibration,
-                                  sticky_from_game_ids)
+from ..method.calibration import Calibration, prediction_interval, read_calibration, sticky_from_game_ids
 from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from .input import Observation, group_runs, observations_from_object
 from .signature import TRANSFORM_LABEL, Signature, parse_signature, signature
 
-__all__ = ["score", "relative_score", "relative_scores", "ScoreResult", "SubsetScore", "RelativeResult", "BootstrapSettings",
-           "PredictionInterval", "RatioInterval", "RATIO_DEFINITION", "SEED_ONLY", "ProtocolCheck", "protocol_check", "stated_protocol",
+__all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "PredictionInterval", "SEED_ONLY",
+           "ProtocolCheck", "protocol_check", "stated_protocol", "score_runs", "bootstrap_estimates", "check_settings",
            "signature", "Signature", "parse_signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
            "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD"]
 
@@ -68,14 +67,12 @@ IMPLAUSIBLY_HIGH_FACTOR = 10.0
 # ... or when it is below random by more than the human-random gap (Z < -100)
 # and below every published score for the game.
 IMPLAUSIBLY_LOW_Z = -100.0
-RATIO_DEFINITION = ("plain ratio of the two 57-game medians (agent / baseline), not (1 + a) / (1 + b); "
-                    "the estimate's ratio is agent estimate / baseline estimate")
 SEED_ONLY = "seed-to-seed variation only (a bootstrap over seeds), NOT where the 57-game median lies"
 # Resamples are drawn in one array per game (resamples x seeds): bound its size.
 MAX_BOOTSTRAP = 1_000_000
 
 
-def _range(interval) -> str:
+def interval_text(interval) -> str:
     return "None" if interval is None else f"({interval[0]:.1f}, {interval[1]:.1f})"
 
 
@@ -111,27 +108,10 @@ class PredictionInterval(NamedTuple):
         above = math.log10(1.0 + self.high) - centre if math.isfinite(self.high) else math.inf
         return below, above
 
-
-class RatioInterval(NamedTuple):
-    """Where the ratio of two agents' true 57-game medians lies, at ``level``, and what that decides."""
-
-    low: float
-    high: float
-    level: float
-    decision: str             # 'higher', 'lower', or 'cannot tell' (the interval holds 1)
-    statement: str            # the decision in words, with the level
-    coverage: str             # measured coverage on pairs of agents the version did not see
-    calibration: str
-    seed_part: str
-    definition: str = RATIO_DEFINITION
-    covers: str = ("the plain ratio of the two agents' median human-normalised scores over the 57 games, including "
-                   "both estimates' out-of-sample errors and, with several seeds for both, seed-to-seed variation")
-    rule: str = ("ratio of estimates x 10^(-+ sqrt(a^2 + b^2)), a and b the two agents' own prediction-interval "
-                 "half-widths in log10 (the lower side takes the agent's lower and the baseline's upper half-width)")
-
     def __repr__(self) -> str:  # short: the numbers a notebook user reads; the fields hold the rest
         return (f"PredictionInterval(low={self.low:.1f}, high={self.high:.1f}, level={self.level:g}, "
                 f"covers='57-game median', calibration={self.calibration!r})")
+
 
 
 class ProtocolCheck(NamedTuple):
@@ -161,7 +141,7 @@ class SubsetScore(NamedTuple):
     def __repr__(self) -> str:
         pi = self.prediction_interval
         return (f"SubsetScore(subset={self.subset!r}, estimate={self.estimate:.1f}, "
-                f"prediction_interval={_range(pi and (pi.low, pi.high))}, seed_interval={_range(self.interval)})")
+                f"prediction_interval={interval_text(pi and (pi.low, pi.high))}, seed_interval={interval_text(self.interval)})")
 
     @property
     def parsed_signature(self) -> Signature | None:
@@ -209,39 +189,10 @@ class ScoreResult(NamedTuple):
         level = f"{pi.level:.0%} " if pi else ""
         seeds = sorted(set(self.n_seeds[g] for g in self.games if g in self.n_seeds))
         return (f"ScoreResult(subset={self.subset!r}, estimate={self.estimate:.1f}, "
-                f"{level}prediction_interval={_range(pi and (pi.low, pi.high))} [57-game median], "
-                f"seed_interval={_range(self.interval) if self.interval else 'unknown (needs 2+ seeds per game)'}"
+                f"{level}prediction_interval={interval_text(pi and (pi.low, pi.high))} [57-game median], "
+                f"seed_interval={interval_text(self.interval) if self.interval else 'unknown (needs 2+ seeds per game)'}"
                 f"{' [seed noise only]' if self.interval else ''}, "
                 f"seeds per game={'/'.join(map(str, seeds))}, coefficients={self.coefficients_version!r})")
-
-    @property
-    def parsed_signature(self) -> Signature | None:
-        """The signature as a parsed :class:`~atari5_spec.scoring.signature.Signature` (None without one)."""
-        return parse_signature(self.signature) if self.signature else None
-
-
-class RelativeResult(NamedTuple):
-    """An agent's score divided by a baseline's under the same settings (paper Table 5).
-
-    ``ratio`` is the plain ratio of the two estimates; ``interval`` covers seed noise only;
-    ``prediction_interval`` is where the ratio of the two true 57-game medians lies."""
-
-    agent: ScoreResult
-    baseline: ScoreResult
-    ratio: float | None
-    interval: tuple[float, float] | None
-    signature: str | None
-    prediction_interval: RatioInterval | None = None
-
-    @property
-    def seed_interval(self) -> tuple[float, float] | None:
-        return self.interval
-
-    def __repr__(self) -> str:
-        ratio = "None" if self.ratio is None else f"{self.ratio:.3f}"
-        return (f"RelativeResult(ratio={ratio}, interval={_range(self.interval)}, "
-                f"agent={self.agent.estimate:.1f}, baseline={self.baseline.estimate:.1f})" if self.ratio is not None
-                else f"RelativeResult(ratio=None, agent={self.agent!r}, baseline={self.baseline!r})")
 
     @property
     def parsed_signature(self) -> Signature | None:
@@ -366,7 +317,7 @@ def as_coefficient_set(coefficients) -> CoefficientSet:
     return coefficients if isinstance(coefficients, CoefficientSet) else load_coefficient_set(coefficients)
 
 
-def _check_settings(n_bootstrap: int, confidence: float, seed: int) -> None:
+def check_settings(n_bootstrap: int, confidence: float, seed: int) -> None:
     if int(n_bootstrap) != n_bootstrap or not 0 <= n_bootstrap <= MAX_BOOTSTRAP:
         raise InputError(f"the number of bootstrap resamples must be a whole number from 0 to {MAX_BOOTSTRAP:,}, "
                          f"not {n_bootstrap!r}")
@@ -376,7 +327,7 @@ def _check_settings(n_bootstrap: int, confidence: float, seed: int) -> None:
         raise InputError(f"the bootstrap seed must be a whole number >= 0, not {seed!r}")
 
 
-def _bootstrap_estimates(model: SubsetModel, runs, constants, n_bootstrap: int, seed: int, stream: int = 0):
+def bootstrap_estimates(model: SubsetModel, runs, constants, n_bootstrap: int, seed: int, stream: int = 0):
     """Bootstrap resamples of a subset's estimate, or None when a game has a single seed."""
     if n_bootstrap == 0 or any(len(runs[g]) < 2 for g in model.games):
         return None
@@ -431,7 +382,7 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
                   ) -> tuple[SubsetScore, str | None]:
     """A computable subset's score, and a note when an interval was wanted but is impossible."""
     constants = coefficients.constants
-    samples = _bootstrap_estimates(model, runs, constants, settings.n_resamples, settings.seed)
+    samples = bootstrap_estimates(model, runs, constants, settings.n_resamples, settings.seed)
     interval = percentile_interval(samples, settings.confidence) if samples is not None else None
     note = None
     if interval is None and settings.n_resamples and any(len(runs[g]) > 1 for g in model.games):
@@ -487,7 +438,7 @@ def protocol_check(subset: str, calibration: Calibration | None, version: str,
     return ProtocolCheck(sticky, frames, source, tuple(messages))
 
 
-def _score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients: CoefficientSet,
+def score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients: CoefficientSet,
                 n_bootstrap: int, confidence: float, seed: int, extremes,
                 protocol: ProtocolCheck | None = None) -> ScoreResult:
     """Score the requested subset and every other reported subset the games allow."""
@@ -576,12 +527,12 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     result is returned anyway, ``estimate`` None and the subsets that could be
     computed in ``other_subsets``.
     """
-    _check_settings(n_bootstrap, confidence, seed)
+    check_settings(n_bootstrap, confidence, seed)
     coefficient_set = as_coefficient_set(coefficients)
     observations = _observations(scores)
     runs = group_runs(observations, load_aliases())
     protocol = stated_protocol(observations, sticky_action_probability, training_frames)
-    result = _score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
+    result = score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
     if result.estimate is None and not partial:
         raise InputError(not_computable_message(result) + (" (partial=True returns them)" if result.other_subsets
                                                            else ""))
@@ -593,82 +544,3 @@ def not_computable_message(result: ScoreResult) -> str:
     return (f"{result.subset} needs {', '.join(result.not_computable[result.subset])} (not given)"
             + (f"; computed instead: {', '.join(s.subset for s in result.other_subsets)}"
                if result.other_subsets else ""))
-
-
-def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coefficients=None,
-                   n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0) -> RelativeResult:
-    """The agent's score divided by a baseline's, both scored with the same settings (paper Table 5).
-
-    The ratio's interval (when both have two or more seeds for every game)
-    comes from the agent's bootstrap resamples divided by the baseline's, the
-    baseline being resampled from its own random stream.
-    """
-    _check_settings(n_bootstrap, confidence, seed)
-    coefficient_set = as_coefficient_set(coefficients)
-    aliases, extremes = load_aliases(), published_extremes()
-    agent_runs, baseline_runs = runs_from(scores, aliases), runs_from(baseline, aliases)
-    agent = _score_runs(agent_runs, subset, coefficient_set, n_bootstrap, confidence, seed, extremes)
-    base = _score_runs(baseline_runs, subset, coefficient_set, n_bootstrap, confidence, seed, extremes)
-    if agent.estimate is None or base.estimate is None:
-        return RelativeResult(agent, base, None, None, None)
-    if base.estimate <= 0:
-        raise InputError(f"the baseline's {base.subset} score is {base.estimate:g}: "
-                         "a ratio to a baseline at or below random is meaningless")
-    model = coefficient_set.subsets[agent.subset]
-    constants = coefficient_set.constants
-    agent_samples = _bootstrap_estimates(model, agent_runs, constants, n_bootstrap, seed, stream=0)
-    base_samples = _bootstrap_estimates(model, baseline_runs, constants, n_bootstrap, seed, stream=1)
-    interval = None
-    if agent_samples is not None and base_samples is not None and np.all(base_samples > 0):
-        interval = percentile_interval(agent_samples / base_samples, confidence)
-    n_seeds = [agent.n_seeds[g] for g in model.games]
-    settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence)) if interval else None
-    calibration = read_calibration(coefficient_set.path)
-    ratio = ratio_interval(agent, base, calibration, confidence)
-    return RelativeResult(agent, base, agent.estimate / base.estimate, interval,
-                          signature(agent.subset, coefficient_set, n_seeds, settings, relative=True,
-                                    calibration=ratio.calibration if ratio else None),
-                          ratio)
-
-
-def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calibration | None,
-                   level: float) -> RatioInterval | None:
-    """The interval for the plain ratio of two agents' true 57-game medians, from their prediction intervals."""
-    a, b = agent.prediction_interval, baseline.prediction_interval
-    if a is None or b is None or calibration is None or agent.estimate <= 0 or baseline.estimate <= 0:
-        return None
-    a_below, a_above = a.half_widths(agent.estimate)
-    b_below, b_above = b.half_widths(baseline.estimate)
-    centre = math.log10(agent.estimate / baseline.estimate)
-    below, above = combine_half_widths(a_below, b_above), combine_half_widths(a_above, b_below)
-    low = 10.0 ** (centre - below) if math.isfinite(below) else 0.0
-    high = 10.0 ** (centre + above) if math.isfinite(above) else math.inf
-    percent = f"{level * 100:g}%"
-    if low > 1.0:
-        decision, statement = "higher", f"the agent's 57-game median is higher than the baseline's ({percent})"
-    elif high < 1.0:
-        decision, statement = "lower", f"the agent's 57-game median is lower than the baseline's ({percent})"
-    else:
-        decision, statement = "cannot tell", (f"the {percent} interval holds 1: the data cannot tell which agent's "
-                                              "57-game median is higher")
-    covered, n = calibration.pair_coverage(agent.subset, level)
-    extrapolation = [who for who, p in (("the agent", a), ("the baseline", b)) if p.range == "extrapolation"]
-    coverage = (f"measured on {n} pairs of in-range agents from two different papers, each half-width calibrated "
-                f"without its own paper: {covered} of {n} ({covered / n:.1%})" if n else "not measured")
-    if extrapolation:
-        coverage = f"{' and '.join(extrapolation)} below the range (EXTRAPOLATION): not measured there; " + coverage
-    seeds = ("both seed intervals included" if agent.interval and baseline.interval else
-             "unknown: seed-to-seed variation is not in the interval (one of the two has a single seed per game, "
-             "or no bootstrap)")
-    return RatioInterval(low, high, level, decision, statement, coverage, a.calibration, seeds)
-
-
-def relative_scores(agents: Mapping[str, Any], baseline: Any, subset: str = "Atari-5", coefficients=None,
-                    n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0) -> dict[str, RelativeResult]:
-    """One baseline against many agents: name -> :func:`relative_score` of that agent against the baseline.
-
-    Each ratio interval carries the per-pair guarantee (its measured coverage on pairs); the intervals are not
-    simultaneous: with many agents, expect about 5% of the 95% intervals to miss.
-    """
-    return {name: relative_score(scores, baseline, subset, coefficients, n_bootstrap, confidence, seed)
-            for name, scores in sorted(agents.items())}
