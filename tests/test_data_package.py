@@ -196,3 +196,19 @@ def test_contribution_protocol_keys_are_the_algorithm_protocol_columns_with_the_
         if "enum" in column:  # null ("the paper does not say") where the key may be null
             assert [v for v in key["enum"] if v is not None] == column["enum"], name
     assert "protocol_note" in columns and "protocol_note" in keys
+
+
+def test_the_readme_counts_are_the_data_packages():
+    # The introduction's row counts, recounted from the CSV files (a merge that adds rows must update them).
+    import csv
+    from pathlib import Path
+
+    root = package_root()
+    counts = {name: sum(1 for _ in csv.DictReader((root / "data" / f"{name}.csv").open(encoding="utf-8", newline="")))
+              for name in ("scores", "seed_scores", "budget_scores")}
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())
+    stated = re.search(r"([\d,]+) per-game numbers, ([\d,]+) per-seed scores and ([\d,]+) scores at training budgets",
+                       readme)
+    assert stated, "README: the data package's row counts are not stated"
+    assert [int(x.replace(",", "")) for x in stated.groups()] == [counts["scores"], counts["seed_scores"],
+                                                                 counts["budget_scores"]]

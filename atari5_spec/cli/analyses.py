@@ -28,6 +28,7 @@ def _cmd_irt(args) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     return 0
 
+
 def _cmd_aggregate(args) -> int:
     import json
 
@@ -66,6 +67,7 @@ def _cmd_aggregate(args) -> int:
         path = write_run_aggregates_figure(result, args.figure)
         print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
     return 0
+
 
 def _cmd_report(args) -> int:
     from ..analyses.report import analyse, require_matplotlib, write_report

@@ -8,6 +8,7 @@ from .options import add_package_option, progress_bar, writable_package
 def _problems_json(problems) -> list[dict]:
     return [p._asdict() for p in problems]
 
+
 def _cmd_validate(args) -> int:
     from ..data.datapackage import package_root, which_package
     from ..data.validation import format_problems, validate_package
@@ -27,6 +28,7 @@ def _cmd_validate(args) -> int:
     print("valid: structure, types, keys, hashes and data rules all pass.")
     return 0
 
+
 def _cmd_verify(args) -> int:
     from ..data.datapackage import package_root, which_package
     from ..method.verification import format_report, verify
@@ -45,6 +47,7 @@ def _cmd_verify(args) -> int:
     print(f"\n{len(checks) - len(failed)}/{len(checks)} checks passed" + ("" if not failed else ": NOT reproducible"))
     return 1 if failed else 0
 
+
 def _cmd_recover(args) -> int:
     from ..data.datapackage import package_root
     from ..data.transaction import recover
@@ -53,6 +56,7 @@ def _cmd_recover(args) -> int:
     done = recover(root)
     print(f"{root}: " + ("no interrupted change: nothing to do" if done is None else f"the interrupted change was {done}"))
     return 0
+
 
 def _cmd_reproduce(args) -> int:
     from ..data.loading import load
@@ -68,6 +72,7 @@ def _cmd_reproduce(args) -> int:
     written = write_tables(reproduce_tables(dataset, tables, rows), args.out)
     print(f"wrote {len(written)} files to {args.out} (CSV at full precision, Markdown at the paper's precision)")
     return 0
+
 
 def _cmd_fit(args) -> int:
     from ..method.refit import fit_new_version

@@ -14,6 +14,7 @@ def _training_matrix(args):
     rows = training.training_rows(dataset, pool_only=not args.current_rule)
     return training.training_matrix(rows, dataset.games, dataset.algorithms)
 
+
 def _where(args) -> dict:
     """Where the tasks run: the Dask cluster given, else local processes (default: one per CPU)."""
     import os
@@ -22,6 +23,7 @@ def _where(args) -> dict:
         raise InputError(f"--processes must be at least 1, got {args.processes}")
     processes = args.processes or os.cpu_count() or 1
     return {"scheduler": args.scheduler, "processes": 0 if args.scheduler else processes}
+
 
 def _cmd_search(args) -> int:
     import time
@@ -42,6 +44,7 @@ def _cmd_search(args) -> int:
         print(f"{name:<12} {model.n:>3} {model.cv_r2:>6.3f} {model.rel_err_percent:>6.1f}%  {terms}")
     print(f"\nstaged search over {X.shape[0]} algorithms x {X.shape[1]} games in {seconds:.2f} s")
     return 0
+
 
 def _search_size(args, X, y) -> int:
     """``search --size K``: the best admissible K-subset of all searchable games (no staging)."""
@@ -76,6 +79,7 @@ def _search_size(args, X, y) -> int:
     print(f"\n{top.n_searched:,} subsets ({top.n_failed:,} without a fit) in {seconds:.2f} s "
           f"({top.n_searched / max(seconds, 1e-9):,.0f} subsets/s) on {place}")
     return 0
+
 
 def _cmd_stability(args) -> int:
     import time
@@ -113,6 +117,7 @@ def _cmd_stability(args) -> int:
         print(f"\nwrote the {args.resamples} resamples to {args.out}")
     print(f"\n{args.resamples} resamples in {seconds:.1f} s")
     return 0
+
 
 def _add_where(p) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",

@@ -76,7 +76,6 @@ def read_text(folder: Path, name: str) -> tuple[str | None, list[Problem]]:
                               "save the file as UTF-8")]
 
 
-
 def _read_if_present(folder: Path, name: str) -> tuple[str | None, list[Problem]]:
     """read_text for a file that exists (or is a link); folder_problems already reported a missing one."""
     path = folder / name

@@ -123,11 +123,9 @@ class SubmissionError(InputError):
         super().__init__(message or format_report(report))
 
 
-
 def _display(folder: Path, name: str | None = None) -> str:
     """How files are named in problems: as the user gave the folder."""
     return str(folder / name) if name else str(folder)
-
 
 
 def format_report(report: Report) -> str:

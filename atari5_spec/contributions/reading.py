@@ -36,7 +36,6 @@ def id_problems(submission_id: str, folder: Path, algorithms_schema: dict, name:
                     f"rename the folder, e.g. to {suggestion!r}: the folder name is the algorithm's id")]
 
 
-
 def id_collision_problems(folder: Path, submission_id: str, corrects: Any, dataset) -> list[Problem]:
     """The submission's ids are new (algorithm and source), and a correction names an existing algorithm."""
     known = set(dataset.algorithms["algorithm_id"])

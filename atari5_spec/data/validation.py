@@ -35,6 +35,7 @@ from .rawvalues import raw_value_number
 __all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
            "frictionless_problems", "in_background", "descriptor_problems"]
 
+
 class Problem(NamedTuple):
     """One thing wrong with the package, located and with a fix."""
 

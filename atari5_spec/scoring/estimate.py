@@ -113,7 +113,6 @@ class PredictionInterval(NamedTuple):
                 f"covers='57-game median', calibration={self.calibration!r})")
 
 
-
 class ProtocolCheck(NamedTuple):
     """The agent's protocol as far as known, and how the version's errors shift for agents like it."""
 
