@@ -18,7 +18,12 @@ inclusion rule admits today (the paper's pool plus the results after 2022, publi
 chosen among four candidates by leave-one-paper-out error (atari5-spec evaluate --refit-candidates). The paper's games \
 are kept."
 atari5-spec evaluate --path "$package" --version refit-2026-11 --pin-calibration
+# Issue 18: the in-range calibration, edition 1 (calibration/paper-2023.in-range.csv, data 1.11.0).
+atari5-spec evaluate --path "$package" --pin-calibration --calibration-method in-range
 # Issue 20: the field's results since 2022, one `contribute add` (one data version) per agent.
 if [[ -n "$upstream2026" ]]; then
   python "$here/import_2026.py" "$upstream2026" --package "$package"
+  # Its agents are new evidence: the in-range calibration's edition 2 (calibration/paper-2023.in-range.2.csv,
+  # data 1.22.0), beside edition 1.
+  atari5-spec evaluate --path "$package" --pin-calibration --calibration-method in-range
 fi

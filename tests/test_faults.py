@@ -366,6 +366,28 @@ def test_fit_killed_mid_commit_recovers_and_the_rerun_succeeds(tmp_path, step):
     assert snapshot(root) == snapshot(after_root) and leftovers(root) == []
 
 
+@pytest.mark.parametrize("step", ["staged", "renamed-2"])
+def test_pinning_a_calibration_edition_killed_mid_commit_leaves_before_or_after(tmp_path, step):
+    after_root = copy_package(tmp_path / "after")
+    pin = ["evaluate", "--pin-calibration", "--package"]
+    assert cli(*pin, str(after_root)).returncode == 0  # the pooled method's edition 2
+    root = copy_package(tmp_path / "package")
+    before = snapshot(root)
+    killed = cli(*pin, str(root), env={"ATARI5_FAULT_KILL": step})
+    assert killed.returncode == 137, killed.stderr
+    rerun = cli(*pin, str(root))
+    if step == "staged":  # killed before the commit record: nothing changed, the rerun pins the edition
+        assert rerun.returncode == 0, rerun.stderr
+    else:  # killed after it: the rerun finishes the commit and reports it (or finds nothing new)
+        assert rerun.returncode in (0, 1), rerun.stderr
+    assert leftovers(root) == []
+    assert snapshot(root) == snapshot(after_root) != before
+    # the old edition is never rewritten: the new one is beside it
+    assert (root / "calibration" / "paper-2023.csv").read_bytes() == \
+        (package_root() / "calibration" / "paper-2023.csv").read_bytes()
+    assert (root / "calibration" / "paper-2023.2.csv").is_file()
+
+
 # --- outputs: one policy, disk errors in one line ---------------------------------------------------------------
 
 CURVES = "game,seed,frames,return\n" + "".join(f"Pong,{s},{f * 10_000_000},{s + f / 7:.3f}\n"

@@ -32,7 +32,8 @@ def calibration():
 
 
 def test_default_calibration_is_the_pinned_in_range_one(calibration):
-    assert calibration.method == "in-range" and calibration.name == "paper-2023.in-range"
+    # the newest pinned edition of the first method (edition 2 holds the agents merged by issue 20)
+    assert calibration.method == "in-range" and calibration.name == "paper-2023.in-range.2"
     in_range = calibration.errors("Atari-5", estimate=100.0)
     assert len(in_range) < len(calibration.errors("Atari-5"))  # the extrapolation errors are left out in range
     assert conformal_quantile(in_range, 0.95) < conformal_quantile(calibration.errors("Atari-5"), 0.95)
@@ -46,10 +47,11 @@ def test_an_edited_calibration_is_not_used_by_default(tmp_path):
     (tmp_path / "coefficients" / "paper-2023").mkdir(parents=True)
     shutil.copytree(root / "calibration", tmp_path / "calibration")
     shutil.copy(root / "datapackage.json", tmp_path / "datapackage.json")
-    assert read_calibration(tmp_path / "coefficients" / "paper-2023").method == "in-range"
-    edited = tmp_path / "calibration" / "paper-2023.in-range.csv"
-    edited.write_bytes(edited.read_bytes().replace(b"0.1", b"0.2", 1))
-    assert read_calibration(tmp_path / "coefficients" / "paper-2023").method == "pooled"
+    assert read_calibration(tmp_path / "coefficients" / "paper-2023").name == "paper-2023.in-range.2"
+    for name, falls_back_to in (("paper-2023.in-range.2", "paper-2023.in-range"), ("paper-2023.in-range", "paper-2023")):
+        edited = tmp_path / "calibration" / f"{name}.csv"  # an edited newest edition: the older pinned one is used
+        edited.write_bytes(edited.read_bytes().replace(b"0.1", b"0.2", 1))
+        assert read_calibration(tmp_path / "coefficients" / "paper-2023").name == falls_back_to
 
 
 @pytest.mark.parametrize("seed_to_model", [0.25, 0.5, 1.0, 2.0, 4.0])
@@ -148,14 +150,18 @@ def test_low_estimate_is_labelled_extrapolation():
     assert "EXTRAPOLATION" in result.prediction_interval.coverage
 
 
-def test_verify_recomputes_both_calibrations():
-    from atari5_spec.method.evaluation.pinning import calibration_mismatches, calibration_names
+def test_verify_recomputes_every_calibration_and_edition():
+    from atari5_spec.method.evaluation.pinning import calibration_mismatches, calibration_names, pinned_calibration_names
 
     assert calibration_names("paper-2023") == {"in-range": "paper-2023.in-range", "pooled": "paper-2023"}
+    names = pinned_calibration_names(package_root(), "paper-2023")
+    assert names == ["paper-2023.in-range", "paper-2023.in-range.2", "paper-2023"]
     data = atari5_spec.load()
-    for name in ("paper-2023", "paper-2023.in-range"):
-        compared, problems = calibration_mismatches(data, name, 1e-9)
-        assert compared > 400 and problems == []
+    compared = {}
+    for name in names:
+        compared[name], problems = calibration_mismatches(data, name, 1e-9)
+        assert compared[name] > 400 and problems == []
+    assert compared["paper-2023.in-range.2"] > compared["paper-2023.in-range"]  # the old edition: only its agents
 
 
 def test_one_baseline_many_agents_gives_each_pair_its_interval():

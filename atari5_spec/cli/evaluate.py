@@ -42,8 +42,7 @@ def _cmd_evaluate(args) -> int:
         from ..method.evaluation.pinning import pin_calibration
 
         for version in versions:
-            path, data_version = pin_calibration(dataset.root, version, update=args.update_calibration,
-                                                 method=args.calibration_method)
+            path, data_version = pin_calibration(dataset.root, version, method=args.calibration_method)
             print(f"wrote {path} (data package {data_version}; recorded in datapackage.json and CHANGELOG.md)")
         return 0
     if args.designs:
@@ -110,13 +109,18 @@ def add_evaluation_commands(commands) -> None:
                    help="compare the ways of refitting the subset's weights on today's data by leave-one-paper-out "
                         "error (how refit-2026-11 was chosen)")
     p.add_argument("--pin-calibration", action="store_true",
-                   help="write calibration/<version>.csv, the errors score's prediction interval uses (once)")
+                   help="pin the out-of-sample errors score's prediction interval uses: calibration/<version>[.<method>]"
+                        ".csv the first time, then, when the data give other errors, the next edition "
+                        "calibration/<version>[.<method>].<N>.csv beside it (a pinned file is never rewritten); "
+                        "exit 1 when the newest edition already holds these errors")
     p.add_argument("--calibration-method", choices=["pooled", "in-range"], default="pooled",
-                   help="which calibration --pin-calibration writes: pooled = calibration/<version>.csv (the first), "
-                        "in-range = calibration/<version>.in-range.csv (errors marked in range / extrapolation)")
+                   help="which calibration --pin-calibration writes: pooled = calibration/<version>[.<N>].csv (the "
+                        "first), in-range = calibration/<version>.in-range[.<N>].csv (errors marked in range / "
+                        "extrapolation; score's default)")
     p.add_argument("--designs", action="store_true",
                    help="compare prediction-interval designs by leave-one-paper-out coverage and width, for single "
                         "agents and pairs (markdown; how the in-range calibration was chosen)")
     p.add_argument("--update-calibration", action="store_true",
-                   help="rewrite a pinned calibration with the current data (a versioned data event)")
+                   help="the same as --pin-calibration (kept for old scripts): writes the next edition, never "
+                        "rewrites a pinned calibration")
     p.set_defaults(run=_cmd_evaluate)

@@ -3,8 +3,11 @@
 Two registries name the pinned artefacts of a package: ``coefficients/index.yaml``
 (the coefficient versions) and ``datapackage.json`` (every file, with its
 sha256). A version folder the index does not list, a listed version without its
-folder, a ``calibration/*.csv`` the descriptor does not list, or a listed
-calibration whose version the index does not know, is an inconsistency:
+folder, a ``calibration/*.csv`` the descriptor does not list, a listed
+calibration whose version the index does not know or whose name is not
+``<version>[.<method>][.<edition>]``, or a listed edition N >= 2 whose edition
+N - 1 is not listed (a new edition never replaces the old one), is an
+inconsistency:
 ``validate`` and ``verify`` report it (:func:`registry_problems`), and scoring
 uses only listed files whose bytes match the recorded hash
 (:func:`registered_bytes`).
@@ -16,11 +19,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
-__all__ = ["registry_problems", "registered_bytes", "listed_versions"]
+__all__ = ["registry_problems", "registered_bytes", "listed_versions", "split_calibration_name"]
 
 DESCRIPTOR = "datapackage.json"
+# A calibration's name: <coefficient version>[.<method>][.<edition>]. Version names never hold a dot
+# (VERSION_NAME_PATTERN); the first edition has no number, a later one is an integer >= 2.
+_CALIBRATION_NAME = re.compile(r"^(?P<version>[A-Za-z0-9][A-Za-z0-9_-]*)(?:\.(?P<method>[a-z][a-z0-9-]*))?"
+                               r"(?:\.(?P<edition>[2-9]|[1-9][0-9]+))?$")
+
+
+def split_calibration_name(name: str) -> tuple[str, str, int] | None:
+    """(coefficient version, method suffix without its dot ('' for the first method), edition) of a calibration
+    name such as ``paper-2023``, ``paper-2023.in-range`` or ``paper-2023.in-range.2``; None when it is not one."""
+    match = _CALIBRATION_NAME.match(name)
+    if match is None:
+        return None
+    return match["version"], match["method"] or "", int(match["edition"] or 1)
 
 
 def _descriptor_paths(root: Path) -> dict[str, dict]:
@@ -96,13 +113,27 @@ def registry_problems(root: Path) -> list:
                                     "a calibration file datapackage.json does not list (scoring never uses it)",
                                     "a calibration is added only by `atari5-spec evaluate --pin-calibration`: "
                                     "remove the file, or run that command"))
+    listed_calibrations = {}
     for relative in paths:
-        if relative.startswith("calibration/") and relative.endswith(".csv") and listed is not None:
-            # calibration/<version>[.<method>].csv: version names never hold a dot (VERSION_NAME_PATTERN)
-            version = relative.removeprefix("calibration/").removesuffix(".csv").split(".", 1)[0]
-            if version not in listed:
+        if relative.startswith("calibration/") and relative.endswith(".csv"):
+            name = relative.removeprefix("calibration/").removesuffix(".csv")
+            parts = split_calibration_name(name)
+            if parts is None:
                 problems.append(Problem(relative, None, None,
-                                        f"calibrates the coefficient version {version!r}, which "
+                                        "not a calibration name (<version>[.<method>][.<edition>], the edition a "
+                                        "whole number from 2; the first edition has none)",
+                                        "a calibration is named only by `atari5-spec evaluate --pin-calibration`"))
+                continue
+            listed_calibrations[parts] = relative
+            if listed is not None and parts[0] not in listed:
+                problems.append(Problem(relative, None, None,
+                                        f"calibrates the coefficient version {parts[0]!r}, which "
                                         "coefficients/index.yaml does not list",
                                         "list the version in the index or remove the calibration"))
+    for (version, method, edition), relative in sorted(listed_calibrations.items()):
+        if edition >= 2 and (version, method, edition - 1) not in listed_calibrations:
+            problems.append(Problem(relative, None, None,
+                                    f"edition {edition} of a calibration whose edition {edition - 1} "
+                                    "datapackage.json does not list (a pinned edition is kept when a new one is made)",
+                                    "restore the earlier edition's file and its listing"))
     return problems

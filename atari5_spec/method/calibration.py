@@ -24,6 +24,14 @@ interval. Two rules exist, each with its own pinned file:
   the sum of squares of their log half-widths (independent errors: variances
   add; tested by simulation in tests/test_intervals.py).
 
+A calibration is never rewritten: new evidence (agents merged after it was
+pinned) becomes its next *edition*, a new file beside the old one. A
+calibration's name is ``<version>[.<method suffix>][.<edition>]``
+(``paper-2023.in-range.2``; the first edition has no number, so files pinned
+before editions keep their names and hashes). ``score`` uses the newest pinned
+edition of the default method; a signature naming an older edition is checked
+with that edition.
+
 Split-conformal: with ``n`` errors, ``q`` is the ``ceil((n + 1)(1 - a))``-th
 smallest ``|error|``, and the interval is ``phi^-1(phi(estimate) -+ q)``.
 
@@ -47,7 +55,8 @@ import math
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
-__all__ = ["Calibration", "CALIBRATION_COLUMNS", "read_calibration", "calibration_path", "conformal_quantile",
+__all__ = ["Calibration", "CALIBRATION_COLUMNS", "read_calibration", "calibration_path", "calibration_name",
+           "split_name", "calibration_editions", "read_named_calibration", "conformal_quantile",
            "prediction_interval", "sticky_from_game_ids", "CALIBRATION_METHOD", "CALIBRATION_METHODS",
            "IN_RANGE_MIN", "combine_half_widths", "ratio_summary", "RatioSummary", "t_quantile"]
 
@@ -75,11 +84,13 @@ class Calibration(NamedTuple):
     rows: tuple[dict, ...]
     digest: str  # first 8 hex digits of the file's sha256
     method: str = "pooled"
+    edition: int = 1  # 1: the first pinned file of the method; each new edition is a new file beside it
 
     @property
     def name(self) -> str:
-        """The calibration's name: the version, plus the method when it is not the first (pooled) one."""
-        return self.version + CALIBRATION_METHODS[self.method][0]
+        """The calibration's name: the version, plus the method when it is not the first (pooled) one, plus the
+        edition from the second on (``paper-2023.in-range.2``)."""
+        return calibration_name(self.version, self.method, self.edition)
 
     @property
     def rule(self) -> str:
@@ -217,11 +228,42 @@ def ratio_summary(ratios: Sequence[tuple[float, str]]) -> RatioSummary | None:
     return RatioSummary(len(ratios), len(means), math.exp(sum(logs) / len(logs)), min(values), max(values), low, high)
 
 
-def calibration_path(coefficients_path: Path, method: str = "pooled") -> Path:
-    """calibration/<version><suffix>.csv beside coefficients/ (the version directory's grand-parent is the
-    package)."""
+def calibration_name(version: str, method: str = "pooled", edition: int = 1) -> str:
+    """``<version>[.<method suffix>][.<edition>]``: the first edition has no number."""
+    return version + CALIBRATION_METHODS[method][0] + (f".{edition}" if edition > 1 else "")
+
+
+def split_name(name: str) -> tuple[str, str, int] | None:
+    """(coefficient version, method, edition) of a calibration name, or None when it names no known method's
+    calibration."""
+    from ..data.registry import split_calibration_name
+
+    parts = split_calibration_name(name)
+    if parts is None:
+        return None
+    version, suffix, edition = parts
+    for method, (method_suffix, _) in CALIBRATION_METHODS.items():
+        if method_suffix == (f".{suffix}" if suffix else ""):
+            return version, method, edition
+    return None
+
+
+def calibration_path(coefficients_path: Path, method: str = "pooled", edition: int = 1) -> Path:
+    """calibration/<name>.csv beside coefficients/ (the version directory's grand-parent is the package)."""
     return (Path(coefficients_path).parent.parent / "calibration"
-            / f"{Path(coefficients_path).name}{CALIBRATION_METHODS[method][0]}.csv")
+            / f"{calibration_name(Path(coefficients_path).name, method, edition)}.csv")
+
+
+def calibration_editions(coefficients_path: Path, method: str = "pooled") -> list[int]:
+    """The editions of the version's ``method`` calibration whose files exist, oldest first."""
+    folder = Path(coefficients_path).parent.parent / "calibration"
+    version = Path(coefficients_path).name
+    editions = []
+    for path in folder.glob(f"{version}*.csv") if folder.is_dir() else ():
+        parts = split_name(path.name.removesuffix(".csv"))
+        if parts is not None and parts[0] == version and parts[1] == method:
+            editions.append(parts[2])
+    return sorted(editions)
 
 
 def _pinned_hash(root: Path, relative: str) -> str | None:
@@ -236,35 +278,55 @@ def _pinned_hash(root: Path, relative: str) -> str | None:
     return None
 
 
+def _read_edition(coefficients_path: Path, method: str, edition: int) -> Calibration | None:
+    """One edition's file; inside a data package only when datapackage.json lists it (with its recorded hash)."""
+    path = calibration_path(coefficients_path, method, edition)
+    if not path.is_file():
+        return None
+    package = path.parent.parent
+    if (package / "datapackage.json").is_file():  # in a package: only a listed file, with its recorded hash
+        from ..data.registry import registered_bytes
+
+        data = registered_bytes(package, f"calibration/{path.name}")
+        if data is None:
+            return None
+    else:
+        data = path.read_bytes()
+    rows = tuple(csv.DictReader(data.decode("utf-8").splitlines()))
+    return Calibration(Path(coefficients_path).name, rows, hashlib.sha256(data).hexdigest()[:8], method, edition)
+
+
+def read_named_calibration(coefficients_path: Path, name: str) -> Calibration | None:
+    """The calibration called ``name`` (exactly that edition) of the version at ``coefficients_path``, or None
+    when the name is not one of this version's calibrations or its file is not usable here."""
+    parts = split_name(name)
+    if parts is None or parts[0] != Path(coefficients_path).name:
+        return None
+    return _read_edition(coefficients_path, parts[1], parts[2])
+
+
 def read_calibration(coefficients_path: Path, method: str | None = None) -> Calibration | None:
     """The calibration of the version at ``coefficients_path``, or None when it has none.
 
-    ``method`` None: the first method of CALIBRATION_METHODS whose file is *pinned* (listed in datapackage.json
-    with the file's sha256; ``atari5-spec verify`` recomputes its rows from the data), else the pooled file
-    as it is (old packages without a hash). Inside a data package a file is read only when datapackage.json
-    lists it (with its hash, when recorded): an unregistered calibration is never used.
+    ``method`` None: the first method of CALIBRATION_METHODS that has a *pinned* file (listed in
+    datapackage.json with the file's sha256; ``atari5-spec verify`` recomputes its rows from the data), and of
+    it the newest pinned edition; else the pooled file as it is (old packages without a hash). With a
+    ``method``: its newest edition usable here. Inside a data package a file is read only when
+    datapackage.json lists it (with its hash, when recorded): an unregistered calibration is never used, and an
+    edited or unlisted newer edition leaves the older pinned one in use.
     """
     if method is not None:
-        path = calibration_path(coefficients_path, method)
-        if not path.is_file():
-            return None
-        package = path.parent.parent
-        if (package / "datapackage.json").is_file():  # in a package: only a listed file, with its recorded hash
-            from ..data.registry import registered_bytes
-
-            data = registered_bytes(package, f"calibration/{path.name}")
-            if data is None:
-                return None
-        else:
-            data = path.read_bytes()
-        rows = tuple(csv.DictReader(data.decode("utf-8").splitlines()))
-        return Calibration(Path(coefficients_path).name, rows, hashlib.sha256(data).hexdigest()[:8], method)
+        for edition in reversed(calibration_editions(coefficients_path, method)):
+            calibration = _read_edition(coefficients_path, method, edition)
+            if calibration is not None:
+                return calibration
+        return None
     root = Path(coefficients_path).parent.parent
     for name in CALIBRATION_METHODS:
-        path = calibration_path(coefficients_path, name)
-        if path.is_file() and _pinned_hash(root, f"calibration/{path.name}") == hashlib.sha256(
-                path.read_bytes()).hexdigest():
-            return read_calibration(coefficients_path, name)
+        for edition in reversed(calibration_editions(coefficients_path, name)):
+            path = calibration_path(coefficients_path, name, edition)
+            if _pinned_hash(root, f"calibration/{path.name}") == hashlib.sha256(path.read_bytes()).hexdigest():
+                return _read_edition(coefficients_path, name, edition)
     return read_calibration(coefficients_path, "pooled")
 
 

@@ -9,9 +9,10 @@ For a release to go out, all of these must hold:
    pinned values (absolute tolerance 1e-9);
 3. the paper's version reproduces the paper's printed Tables 2, 3, 8, 9, 10, 11
    and 12 at the printed precision;
-4. every pinned calibration (calibration/<version>.csv: the out-of-sample
-   errors behind score's prediction interval) is recomputed from the data for
-   the agents it lists;
+4. every pinned calibration, every edition of every method
+   (calibration/<version>[.<method>][.<edition>].csv: the out-of-sample errors
+   behind score's prediction interval), is recomputed from the data for the
+   agents it lists;
 5. unless skipped, the staged subset search on the paper's training set selects
    the paper's games for every subset.
 
@@ -220,11 +221,10 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
         for name in coef.read_index(coefficients_dir)["versions"]:
             version_checks, pinned = verify_version(dataset, name, coefficients_dir, root)
             checks += version_checks
-            from .evaluation.pinning import calibration_names
+            from .evaluation.pinning import pinned_calibration_names
 
-            for calibration in calibration_names(name).values():  # every pinned calibration of the version
-                if (root / "calibration" / f"{calibration}.csv").is_file():
-                    checks.append(check_calibration(dataset, calibration))
+            for calibration in pinned_calibration_names(root, name):  # every method, every edition
+                checks.append(check_calibration(dataset, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
     if validate:

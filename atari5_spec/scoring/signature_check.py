@@ -223,10 +223,12 @@ def _interval_with_the_signed_calibration(sig: Signature, reported: ReportedLine
 
     ``score`` uses this install's default calibration; when the signature
     names another pinned calibration of the version (the first, pooled one,
-    say) whose file is here with the same hash, the interval is recomputed
-    with that one, as the signature says it was.
+    or an older edition such as ``paper-2023.in-range`` once
+    ``paper-2023.in-range.2`` is pinned) whose file is here with the same
+    hash, the interval is recomputed with that one, as the signature says it
+    was: an old signature stays verifiable.
     """
-    from ..method.calibration import CALIBRATION_METHODS, read_calibration
+    from ..method.calibration import read_named_calibration
     from .estimate import _prediction_interval, load_aliases, runs_from
 
     pi = result.prediction_interval
@@ -235,14 +237,11 @@ def _interval_with_the_signed_calibration(sig: Signature, reported: ReportedLine
         return pi
     coefficients = load_coefficient_set(sig.coefficients, root)
     name, _, digest = named.rpartition("@")
-    for method, (suffix, _) in CALIBRATION_METHODS.items():
-        if coefficients.version + suffix == name:
-            calibration = read_calibration(coefficients.path, method)
-            if calibration is not None and calibration.digest == digest:
-                runs = {g: v for g, v in runs_from(scores, load_aliases(root)).items() if g in coefficients.constants}
-                return _prediction_interval(coefficients.subsets[sig.subset], runs, result.estimate,
-                                            result.interval, calibration, pi.level if pi else
-                                            float(reported.level) / 100)
+    calibration = read_named_calibration(coefficients.path, name)  # exactly that edition, when it is here
+    if calibration is not None and calibration.digest == digest:
+        runs = {g: v for g, v in runs_from(scores, load_aliases(root)).items() if g in coefficients.constants}
+        return _prediction_interval(coefficients.subsets[sig.subset], runs, result.estimate, result.interval,
+                                    calibration, pi.level if pi else float(reported.level) / 100)
     return pi
 
 

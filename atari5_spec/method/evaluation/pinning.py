@@ -1,11 +1,12 @@
-"""Pinning a version's out-of-sample errors as calibration/<version>.csv, and checking them again.
+"""Pinning a version's out-of-sample errors as calibration/<name>.csv, and checking them again.
 
 The prediction interval ``atari5-spec score`` prints is only as good as the
-errors it is calibrated on, so they are pinned like coefficients: written once
-(a versioned data event: minor version bump and a CHANGELOG line), recomputed
-by ``atari5-spec verify`` from the data for exactly the agents the file lists.
-New evidence (more held-out agents) becomes a new calibration with
-``--update-calibration``, never a silent change.
+errors it is calibrated on, so they are pinned like coefficients: each file is
+written once (a versioned data event: minor version bump and a CHANGELOG line)
+and never rewritten; ``atari5-spec verify`` recomputes every edition from the
+data for exactly the agents it lists. New evidence (more held-out agents)
+becomes the method's next edition, ``<version>[.<method>].<N>`` beside the old
+file, with ``--pin-calibration`` again.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import pandas as pd
 from ...data.datapackage import bump_version, descriptor_text, package_root, read_descriptor, table_resource
 from ...data.errors import InputError
 from ...data.writing import frame_csv_text
-from ..calibration import CALIBRATION_COLUMNS, CALIBRATION_METHODS, IN_RANGE_COLUMNS, IN_RANGE_MIN
+from ..calibration import (CALIBRATION_COLUMNS, CALIBRATION_METHODS, IN_RANGE_COLUMNS, IN_RANGE_MIN,
+                           calibration_editions, calibration_name, split_name)
 
 __all__ = ["calibration_text", "pin_calibration", "calibration_mismatches", "calibration_names", "CALIBRATION_SCHEMA",
-           "IN_RANGE_SCHEMA"]
+           "IN_RANGE_SCHEMA", "pinned_calibration_names"]
 
 CALIBRATION_SCHEMA = "schemas/calibration.schema.json"
 IN_RANGE_SCHEMA = "schemas/calibration-in-range.schema.json"
@@ -41,29 +43,35 @@ def calibration_text(errors: pd.DataFrame, method: str = "pooled") -> str:
 
 
 def calibration_names(version: str) -> dict[str, str]:
-    """method -> calibration name (``paper-2023``, ``paper-2023.in-range``) of a coefficient version."""
-    return {method: version + suffix for method, (suffix, _) in CALIBRATION_METHODS.items()}
+    """method -> first edition's calibration name (``paper-2023``, ``paper-2023.in-range``) of a coefficient
+    version."""
+    return {method: calibration_name(version, method) for method in CALIBRATION_METHODS}
 
 
-def _split_name(name: str) -> tuple[str, str]:
-    """(coefficient version, method) of a calibration name."""
-    for method, (suffix, _) in CALIBRATION_METHODS.items():
-        if suffix and name.endswith(suffix):
-            return name[: -len(suffix)], method
-    return name, "pooled"
+def pinned_calibration_names(root: Path, version: str) -> list[str]:
+    """Every calibration of ``version`` with a file in the package: each method's editions, oldest first."""
+    coefficients = Path(root) / "coefficients" / version
+    return [calibration_name(version, method, edition) for method in CALIBRATION_METHODS
+            for edition in calibration_editions(coefficients, method)]
 
 
-def _resource(version: str, method: str = "pooled") -> dict:
-    name = version + CALIBRATION_METHODS[method][0]
+def _resource(version: str, method: str = "pooled", edition: int = 1) -> dict:
+    name = calibration_name(version, method, edition)
     what = ("prediction-interval calibration" if method == "pooled"
             else f"prediction-interval calibration, method {method}: {CALIBRATION_METHODS[method][1]}")
+    if edition > 1:
+        what += f"; edition {edition}, pinned beside the earlier editions, which are kept"
     return table_resource(f"calibration-{name}", f"calibration/{name}.csv", SCHEMAS[method],
                           f"Out-of-sample errors of {version} ({what})")
 
 
-def pin_calibration(path, version: str, update: bool = False, method: str = "pooled") -> tuple[Path, str]:
-    """Write calibration/<version>[.<method>].csv from the current data; (path, new data version). All files or
-    none."""
+def pin_calibration(path, version: str, method: str = "pooled") -> tuple[Path, str]:
+    """Pin the version's ``method`` calibration from the current data; (path written, new data version).
+
+    The first time: calibration/<version>[.<method>].csv. When the method is pinned already and the data now
+    give other errors: the next edition, calibration/<version>[.<method>].<N>.csv, beside the earlier ones,
+    which are never rewritten. When the newest edition holds exactly these errors: InputError ("nothing new").
+    All files or none (one transaction)."""
     from ...data.loading import load
     from ...data.transaction import finished_by_recovery, package_transaction
     from ...data.versioning import changelog_with_entry, descriptor_with_stats
@@ -72,46 +80,58 @@ def pin_calibration(path, version: str, update: bool = False, method: str = "poo
     if method not in CALIBRATION_METHODS:
         raise InputError(f"unknown calibration method {method!r}; known: {', '.join(CALIBRATION_METHODS)}")
     root = package_root(path)
-    name = version + CALIBRATION_METHODS[method][0]
-    relative = f"calibration/{name}.csv"
-    command = f"evaluate --{'update' if update else 'pin'}-calibration {version} ({method})"
+    coefficients = root / "coefficients" / version
+    command = f"evaluate --pin-calibration {version} ({method})"
     # The lock is held from the first read to the commit: a concurrent writer waits.
     with package_transaction(root, command) as change:
+        editions = calibration_editions(coefficients, method)
         if finished_by_recovery(root, command):  # this very command was killed mid-commit and is now complete
-            return root / relative, read_descriptor(root)["version"]
-        if (root / relative).exists() and not update:
-            raise InputError(f"{relative} exists: a pinned calibration changes only as a versioned event "
-                             "(pass --update-calibration to record the new evidence)")
+            return root / "calibration" / f"{calibration_name(version, method, editions[-1])}.csv", \
+                read_descriptor(root)["version"]
         dataset = load(root)
         _, errors = version_errors(dataset, version)
         text = calibration_text(errors, method)
-        if (root / relative).exists() and (root / relative).read_text(encoding="utf-8") == text:
-            raise InputError(f"{relative} already holds exactly these errors: nothing to update")
+        newest = calibration_name(version, method, editions[-1]) if editions else None
+        if newest is not None and (root / "calibration" / f"{newest}.csv").read_text(encoding="utf-8") == text:
+            raise InputError(f"nothing new: {newest} already holds these errors")
+        edition = editions[-1] + 1 if editions else 1
+        name = calibration_name(version, method, edition)
+        relative = f"calibration/{name}.csv"
         descriptor = read_descriptor(root)
         descriptor["version"] = bump_version(descriptor["version"], "minor")
         if not any(r["name"] == f"calibration-{name}" for r in descriptor["resources"]):
-            descriptor["resources"].append(_resource(version, method))
+            descriptor["resources"].append(_resource(version, method, edition))
         descriptor = descriptor_with_stats(root, descriptor, {relative: text})
         held = errors[(errors["kind"] == "held-out") & (errors["subset"] == "Atari-5")]
         changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8") if (root / "CHANGELOG.md").exists() else "# Changelog\n"
-        line = (f"Data {descriptor['version']}: {'updated' if update else 'pinned'} the out-of-sample errors of `{version}` "
-                + (f"for the `{method}` calibration " if method != "pooled" else "") +
-                f"(`{relative}`: {len(held)} held-out agents and {int((errors['kind'] != 'held-out').sum() / errors['subset'].nunique())} "
-                "leave-one-paper-out training agents per subset on average), the calibration of `score`'s prediction interval.")
+        counts = (f"{len(held)} held-out agents and "
+                  f"{int((errors['kind'] != 'held-out').sum() / errors['subset'].nunique())} leave-one-paper-out "
+                  "training agents per subset on average")
+        if newest is None:
+            line = (f"Data {descriptor['version']}: pinned the out-of-sample errors of `{version}` "
+                    + (f"for the `{method}` calibration " if method != "pooled" else "") +
+                    f"(`{relative}`: {counts}), the calibration of `score`'s prediction interval.")
+        else:
+            line = (f"Data {descriptor['version']}: calibration `{name}`, edition {edition} of `{version}`'s "
+                    f"`{method}` calibration (`{relative}`: {counts}), from the data as it is now; `{newest}` "
+                    "and earlier editions are kept unchanged and still verified.")
         change.commit({relative: text, "datapackage.json": descriptor_text(descriptor),
                        "CHANGELOG.md": changelog_with_entry(changelog, "Added", line)})
     return root / relative, descriptor["version"]
 
 
 def calibration_mismatches(dataset, name: str, tolerance: float) -> tuple[int, list[str]]:
-    """(rows compared, mismatches) between calibration/<name>.csv (``<version>`` or ``<version>.<method>``) and the
-    errors recomputed from the data."""
+    """(rows compared, mismatches) between calibration/<name>.csv (``<version>[.<method>][.<edition>]``) and the
+    errors recomputed from the data, for the agents the file lists."""
     import json
 
     from ...data.loading import read_table
     from . import version_errors
 
-    version, method = _split_name(name)
+    parts = split_name(name)
+    if parts is None:
+        raise InputError(f"calibration/{name}.csv: not a calibration name (<version>[.<method>][.<edition>])")
+    version, method, _ = parts
     schema = json.loads((dataset.root / SCHEMAS[method]).read_text(encoding="utf-8"))
     pinned = read_table(dataset.root / "calibration" / f"{name}.csv", schema)
     _, errors = version_errors(dataset, version)
