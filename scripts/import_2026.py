@@ -15,6 +15,10 @@ UPSTREAM_2026_DIR holds the raw files exactly as their public repositories hold 
   86ee767289de5dfcc12450f84ab6c5543e233c09 (MIT; LICENSE at f52b50a0ae064a0d5ccd6b462303b70d5fdb24dd): Beyond
   The Rainbow, 19 games, 200 evaluations per game, one per million frames, each the mean of 100 episodes (the
   repository's README at 06edb85da7381ba8a90a14e31e8870850b929153 says so);
+* ``diamond/DIAMOND.json``: eloialonso/diamond ``results/data/DIAMOND.json`` at
+  a1311e98acb0675f637f869621b0f0e97e77b3a2 (MIT; LICENSE at 137b1a993ac262a9e8235131fbeee4d4c75c7b3a): DIAMOND
+  (Alonso et al. 2024), Atari 100k, five runs per game ("the results for each game and seed used in the paper",
+  README.md at 7ef7ee0119cfb0fdc2a55d35d66457e6c1ffb423);
 * ``chainerrl/<agent>/README.md``: chainer/chainerrl ``examples/atari/reproduction/<agent>/README.md`` (MIT;
   LICENSE at f17a6d1f6c6a3fb48a63908f154c3e38ec07cb26): rainbow at 2d9f3328b1265862c912bf530bd615ea6781d679,
   iqn at cc3e7e0b09027482b749ae524bf096c9efe731dd.
@@ -44,6 +48,10 @@ Decisions, per source:
 * BTR: row k of results.csv is the evaluation after k million frames; row 200 is the published number, rows
   10, 25, 50 and 100 budget rows of the file's one series per game (run 0: the README does not say over how many
   runs a series is).
+* DIAMOND: each game's list holds one number per seed; run id = the position in the list. The per-game
+  number is derived by ``contribute add`` as the mean over the five runs (the file does not name a statistic).
+  Games are named as Gym names them (``BattleZone``); each value keeps its text as the file writes it (``7330``
+  stays ``7330``, ``84.0`` stays ``84.0``).
 * ChainerRL: the README's results table, column "ChainerRL Score"; Markdown bold (the README's mark for
   beating the original paper) is not part of the number; N/A cells are left out.
 """
@@ -381,7 +389,57 @@ AGENTS_BTR = [
                                          "are left empty")),
 ]
 
-AGENTS = [*AGENTS_BBF, *AGENTS_SLM, *AGENTS_CHAINERRL, *AGENTS_BTR]
+DIAMOND_REPO, DIAMOND_COMMIT, DIAMOND_PATH = ("eloialonso/diamond", "a1311e98acb0675f637f869621b0f0e97e77b3a2",
+                                              "results/data/DIAMOND.json")
+DIAMOND_PAPER = dict(title="Diffusion for World Modeling: Visual Details Matter in Atari",
+                     authors=["Eloi Alonso", "Adam Jelley", "Vincent Micheli", "Anssi Kanervisto", "Amos Storkey",
+                              "Tim Pearce", "François Fleuret"], year=2024, arxiv="2405.12399",
+                     url="https://github.com/eloialonso/diamond")
+
+
+def diamond_table(agent: dict, upstream: Path) -> tuple[dict, str]:
+    """results/data/DIAMOND.json: {game: [one number per seed]}, one number per line; the numbers' text kept."""
+    import json
+
+    text = (upstream / "diamond" / "DIAMOND.json").read_text(encoding="utf-8")
+    data = json.loads(text, parse_float=str, parse_int=str)  # the number as the file writes it
+    lines = text.splitlines()
+    out, line = [], 0
+    for game, values in data.items():
+        line = next(n for n in range(line, len(lines)) if lines[n].strip().startswith(f'"{game}"'))
+        for run, value in enumerate(values):
+            line += 1
+            if lines[line].strip().rstrip(",") != value:
+                raise SystemExit(f"diamond/DIAMOND.json line {line + 1}: expected {value}, found {lines[line]!r}")
+            out.append((game, value, run, f"line {line + 1}"))
+    metadata = dict(
+        name=agent["name"],
+        paper=dict(DIAMOND_PAPER, location="results/data/DIAMOND.json of the repository: \"the results for each "
+                                           "game and seed used in the paper\" (README.md)"),
+        protocol=agent["protocol"],
+        upstream=dict(repository=DIAMOND_REPO, commit=DIAMOND_COMMIT, path=DIAMOND_PATH, licence="MIT"),
+        contributor=CONTRIBUTOR,
+        notes="The 26 games of Atari 100k, five runs each; run ids are the positions in each game's list. Of the "
+              "Atari-5 games only Battle Zone and Q*bert are among them.")
+    return metadata, csv_text(["game", "score", "seed", "provenance"], out)
+
+
+AGENTS_DIAMOND = [
+    dict(id="diamond", make=diamond_table, name="DIAMOND",
+         protocol=protocol(start_condition=None, sticky_action_probability=0, max_episode_frames=None,
+                           training_frames=400_000, regime="atari-100k", evaluation=None, seeds=5, statistic="mean",
+                           statistic_note="Derived here: the mean of the five per-run numbers of each game (the file "
+                                          "does not name the statistic it reports).",
+                           env_family="NoFrameskip-v4",
+                           protocol_note="README.md at 7ef7ee0119cfb0fdc2a55d35d66457e6c1ffb423 (Atari 100k; the "
+                                         "results file holds each game's number per seed) and config/env/atari.yaml "
+                                         "at a1311e98acb0675f637f869621b0f0e97e77b3a2 (training and test environments "
+                                         "*NoFrameskip-v4: no sticky actions; a life lost ends a training episode, "
+                                         "not a test one); start condition, episode limit and evaluation episodes "
+                                         "are not stated there")),
+]
+
+AGENTS = [*AGENTS_BBF, *AGENTS_SLM, *AGENTS_CHAINERRL, *AGENTS_BTR, *AGENTS_DIAMOND]
 
 
 def make_submission(agent: dict, upstream: Path) -> tuple[dict, str]:

@@ -2,7 +2,7 @@
 # Rebuild data/, the refit version and the calibrations, in the order they were made.
 # Usage: scripts/rebuild_data.sh UPSTREAM_ATARI5_DIR UPSTREAM_2023_DIR PACKAGE_DIR [UPSTREAM_2026_DIR]
 # UPSTREAM_2026_DIR (data 1.12.0-1.21.0, issue 20): bbf/ and slm-lab/ as ../shared/upstream-2026 holds them,
-# chainerrl/{rainbow,iqn}/README.md and btr/results.csv, the files named in scripts/import_2026.py's docstring
+# chainerrl/{rainbow,iqn}/README.md, btr/results.csv and diamond/DIAMOND.json, the files named in scripts/import_2026.py's docstring
 # (repository@commit:path).
 # PACKAGE_DIR: a copy of the package at data version 0.1.0 (git archive of the 0.1.0 commit) with
 # today's schemas/ and an empty contributions/ folder. Compare the result with `cmp` file by file.
@@ -22,8 +22,11 @@ atari5-spec evaluate --path "$package" --version refit-2026-11 --pin-calibration
 atari5-spec evaluate --path "$package" --pin-calibration --calibration-method in-range
 # Issue 20: the field's results since 2022, one `contribute add` (one data version) per agent.
 if [[ -n "$upstream2026" ]]; then
-  python "$here/import_2026.py" "$upstream2026" --package "$package"
+  python "$here/import_2026.py" "$upstream2026" --package "$package" --only bbf bbf-sticky bbf-rr2 \
+    bbf-rr2-sticky slm-lab-ppo slm-lab-a2c slm-lab-sac chainerrl-rainbow chainerrl-iqn btr
   # Its agents are new evidence: the in-range calibration's edition 2 (calibration/paper-2023.in-range.2.csv,
   # data 1.22.0), beside edition 1.
   atari5-spec evaluate --path "$package" --pin-calibration --calibration-method in-range
+  # DIAMOND (data 1.23.0), merged after that pin; Atari 100k without the Atari-5 games, so no held-out agent.
+  python "$here/import_2026.py" "$upstream2026" --package "$package" --only diamond
 fi
