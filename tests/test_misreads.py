@@ -52,13 +52,19 @@ def test_too_many_resamples_are_refused(tmp_path, capsys):
 
 
 def test_names_are_printed_with_control_characters_escaped(dataset):
-    hostile = "evil\x1b[2J\x00\u202eagent"
+    hostile = "evil\x1b[2J\x07\u202eagent"
     runs = runs_from_text(HEADER + f"{hostile},pong,0,1\n{hostile},pong,1,3\nB,pong,0,2\nB,pong,1,2\n",
                           "runs.csv", dataset.games)
     agg = normalised_runs(runs, dataset.games)
     text = format_run_aggregates(aggregate_runs(agg.scores, agg.games, n_resamples=20))
-    assert "\x1b" not in text and "\x00" not in text and "\u202e" not in text
-    assert escaped(hostile) == "evil\\x1b[2J\\x00\\u202eagent" and escaped(hostile) in text
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert escaped(hostile) == "evil\\x1b[2J\\x07\\u202eagent" and escaped(hostile) in text
+    assert escaped("a\x00b") == "a\\x00b"
+
+
+def test_a_nul_in_a_runs_file_is_refused_on_every_python(dataset):
+    with pytest.raises(InputError, match=r"runs.csv, line 3: a NUL character \(U\+0000\)"):
+        runs_from_text(HEADER + "A,pong,0,1\nev\x00il,pong,1,3\n", "runs.csv", dataset.games)
 
 
 @pytest.mark.parametrize("text, message", [

@@ -144,7 +144,7 @@ def test_aggregate_of_arrays_is_rliables_shape(dataset):
     direct = aggregate_runs(runs, ["pong", "qbert", "breakout"], n_resamples=100)
     assert run_aggregates_as_dict(result) == run_aggregates_as_dict(direct)
     frame = result.to_frame()
-    assert list(frame.index) == ["A", "B"] and frame.loc["B", "seeds"] == 4
+    assert list(frame.index) == ["A", "B"] and frame.loc["B", ("seeds", "")] == 4
     iqm = result.metrics.set_index(["agent", "metric"]).loc[("A", "iqm"), "estimate"]
     assert frame.loc["A", ("iqm", "estimate")] == iqm
     assert repr(result).startswith("RunAggregates(2 agents x 3 games")

@@ -51,6 +51,10 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise InputError(f"{source}: no runs (the file is empty)")
+    # Python's csv module accepts NUL from 3.11 on and refuses it before: refused here, on every Python.
+    with_nul = next((n for n, line in lines if "\x00" in line), None)
+    if with_nul is not None:
+        raise InputError(f"{source}, line {with_nul}: a NUL character (U+0000); a runs file is text: remove it")
     if len(lines) > MAX_SCORE_ROWS + 1:
         raise InputError(f"{source}: {len(lines) - 1:,} rows, more than the limit of {MAX_SCORE_ROWS:,}")
     rows = _rows(lines, source)
