@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from test_faults import snapshot
 
 import atari5_spec
@@ -69,6 +70,7 @@ def _without_edition(root, name):
     (root / "datapackage.json").write_text(json.dumps(descriptor, indent=2) + "\n", encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_new_evidence_is_the_next_edition_beside_the_unchanged_old_one(package_copy, capsys):
     root, version = package_copy, package_copy / "coefficients" / "paper-2023"
     _without_edition(root, "paper-2023.in-range.2")
@@ -104,6 +106,7 @@ def test_new_evidence_is_the_next_edition_beside_the_unchanged_old_one(package_c
     assert snapshot(root) == before
 
 
+@pytest.mark.slow
 def test_the_pooled_method_gets_its_own_second_edition(package_copy, capsys):
     root, version = package_copy, package_copy / "coefficients" / "paper-2023"
     first = (root / "calibration" / "paper-2023.csv").read_bytes()

@@ -254,6 +254,7 @@ def test_a_lock_left_by_a_killed_writer_is_taken_over(tmp_path, states):
     assert snapshot(root) == states[1]
 
 
+@pytest.mark.slow
 def test_concurrent_changes_through_the_lock_are_all_kept(tmp_path):
     """Four processes each append a line to the same file under the lock: no update is lost."""
     root = small_package(tmp_path / "package")
@@ -366,6 +367,7 @@ def test_fit_killed_mid_commit_recovers_and_the_rerun_succeeds(tmp_path, step):
     assert snapshot(root) == snapshot(after_root) and leftovers(root) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", ["staged", "renamed-2"])
 def test_pinning_a_calibration_edition_killed_mid_commit_leaves_before_or_after(tmp_path, step):
     after_root = copy_package(tmp_path / "after")
