@@ -61,11 +61,14 @@ def listed_versions(root: Path) -> list[str] | None:
     return [str(v) for v in versions] if isinstance(versions, list) else None
 
 
-def registered_bytes(root: Path, relative: str) -> bytes | None:
-    """The bytes of package file ``relative`` if datapackage.json lists it with this exact sha256, else None."""
+def registered_bytes(root: Path, relative: str, pinned: bool = False) -> bytes | None:
+    """The bytes of package file ``relative`` if datapackage.json lists it with this exact sha256, else None.
+
+    A listed file without a recorded hash is returned too, unless ``pinned`` asks for a recorded hash.
+    """
     root = Path(root)
     resource = _descriptor_paths(root).get(relative)
-    if resource is None:
+    if resource is None or (pinned and not resource.get("hash")):
         return None
     try:
         data = (root / relative).read_bytes()

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import math
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
@@ -266,20 +265,9 @@ def calibration_editions(coefficients_path: Path, method: str = "pooled") -> lis
     return sorted(editions)
 
 
-def _pinned_hash(root: Path, relative: str) -> str | None:
-    """The sha256 datapackage.json records for a file, or None when it is not listed."""
-    try:
-        descriptor = json.loads((root / "datapackage.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    for resource in descriptor.get("resources", []):
-        if resource.get("path") == relative:
-            return str(resource.get("hash", "")).removeprefix("sha256:") or None
-    return None
-
-
-def _read_edition(coefficients_path: Path, method: str, edition: int) -> Calibration | None:
-    """One edition's file; inside a data package only when datapackage.json lists it (with its recorded hash)."""
+def _read_edition(coefficients_path: Path, method: str, edition: int, pinned: bool = False) -> Calibration | None:
+    """One edition's file; inside a data package only when datapackage.json lists it (with its recorded hash;
+    ``pinned``: a hash must be recorded)."""
     path = calibration_path(coefficients_path, method, edition)
     if not path.is_file():
         return None
@@ -287,9 +275,11 @@ def _read_edition(coefficients_path: Path, method: str, edition: int) -> Calibra
     if (package / "datapackage.json").is_file():  # in a package: only a listed file, with its recorded hash
         from ..data.registry import registered_bytes
 
-        data = registered_bytes(package, f"calibration/{path.name}")
+        data = registered_bytes(package, f"calibration/{path.name}", pinned=pinned)
         if data is None:
             return None
+    elif pinned:
+        return None
     else:
         data = path.read_bytes()
     rows = tuple(csv.DictReader(data.decode("utf-8").splitlines()))
@@ -321,12 +311,11 @@ def read_calibration(coefficients_path: Path, method: str | None = None) -> Cali
             if calibration is not None:
                 return calibration
         return None
-    root = Path(coefficients_path).parent.parent
     for name in CALIBRATION_METHODS:
         for edition in reversed(calibration_editions(coefficients_path, name)):
-            path = calibration_path(coefficients_path, name, edition)
-            if _pinned_hash(root, f"calibration/{path.name}") == hashlib.sha256(path.read_bytes()).hexdigest():
-                return _read_edition(coefficients_path, name, edition)
+            calibration = _read_edition(coefficients_path, name, edition, pinned=True)
+            if calibration is not None:
+                return calibration
     return read_calibration(coefficients_path, "pooled")
 
 

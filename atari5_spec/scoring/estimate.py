@@ -49,7 +49,7 @@ from ..method.calibration import Calibration, prediction_interval, read_calibrat
 from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from .input import Observation, group_runs, observations_from_object
-from .signature import TRANSFORM_LABEL, Signature, parse_signature, signature
+from .signature import TRANSFORM_LABEL, Signature, data_version_of, parse_signature, signature
 
 __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "PredictionInterval", "SEED_ONLY",
            "ProtocolCheck", "protocol_check", "stated_protocol", "score_runs", "bootstrap_estimates", "check_settings",
@@ -377,8 +377,8 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
 
 
 def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
-                  settings: BootstrapSettings, calibration: Calibration | None = None
-                  ) -> tuple[SubsetScore, str | None]:
+                  settings: BootstrapSettings, calibration: Calibration | None = None,
+                  data_version: str | None = None) -> tuple[SubsetScore, str | None]:
     """A computable subset's score, and a note when an interval was wanted but is impossible."""
     constants = coefficients.constants
     samples = bootstrap_estimates(model, runs, constants, settings.n_resamples, settings.seed)
@@ -394,7 +394,8 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
     return SubsetScore(subset=model.name, games=model.games, estimate=estimate,
                        interval=interval, rel_err_percent=model.rel_err_percent,
                        signature=signature(model.name, coefficients, n_seeds, settings if interval else None,
-                                           calibration=predicted.calibration if predicted else None),
+                                           calibration=predicted.calibration if predicted else None,
+                                           data_version=data_version),
                        prediction_interval=predicted), note
 
 
@@ -450,12 +451,14 @@ def score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients:
     means = {g: float(np.mean(v)) for g, v in usable.items()}
     settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence))
     scores, not_computable, notes = {}, {}, []
+    data_version = data_version_of(coefficients)  # read once: every subset's signature carries it
     for model in models:
         missing = tuple(g for g in model.games if g not in means)
         if missing:
             not_computable[model.name] = missing
             continue
-        scores[model.name], note = _subset_score(model, usable, means, coefficients, settings, calibration)
+        scores[model.name], note = _subset_score(model, usable, means, coefficients, settings, calibration,
+                                                 data_version)
         notes += [note] if note else []
     notes += _unused_games_notes(runs, models, coefficients)
     if calibration is None:

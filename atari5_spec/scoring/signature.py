@@ -20,17 +20,16 @@ This module reads only json and the standard library: ``score`` imports it.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from .._version import __version__
-from ..data.datapackage import package_root
+from ..data.datapackage import package_root, read_descriptor
 from ..data.errors import InputError
 
-__all__ = ["Signature", "BootSetting", "signature", "parse_signature", "data_package_version", "TRANSFORM_LABEL",
+__all__ = ["Signature", "BootSetting", "signature", "parse_signature", "data_package_version", "data_version_of", "TRANSFORM_LABEL",
            "FIELD_ORDER", "KIND_SUFFIXES"]
 
 TRANSFORM_LABEL = "log10p1"  # phi(z) = log10(1 + max(0, z))
@@ -110,11 +109,7 @@ class Signature:
 
 def data_package_version(root: Path | None = None) -> str:
     """The ``version`` of the data package's datapackage.json (the package of the current folder by default)."""
-    path = package_root(root) / "datapackage.json"
-    try:
-        return str(json.loads(path.read_text(encoding="utf-8"))["version"])
-    except (OSError, ValueError, KeyError) as error:
-        raise InputError(f"{path}: cannot read the data package version ({error})") from error
+    return str(read_descriptor(package_root(root))["version"])
 
 
 def signature(subset: str, coefficients, n_seeds: Iterable[int] | None = None, bootstrap=None,
@@ -142,10 +137,10 @@ def signature(subset: str, coefficients, n_seeds: Iterable[int] | None = None, b
         normalisation=coefficients.normalisation_label, transform=TRANSFORM_LABEL, code_version=__version__,
         calibration=cal_name, calibration_digest=cal_digest,
         seeds=tuple(n_seeds) if any(n > 1 for n in n_seeds) else None, boot=boot,
-        data_version=data_version if data_version is not None else _data_version_of(coefficients)))
+        data_version=data_version if data_version is not None else data_version_of(coefficients)))
 
 
-def _data_version_of(coefficients) -> str:
+def data_version_of(coefficients) -> str:
     """The version of the data package holding the coefficient version (else of the current package)."""
     holder = Path(coefficients.path).parent.parent
     return data_package_version(holder if (holder / "datapackage.json").is_file() else None)
