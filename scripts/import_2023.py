@@ -42,10 +42,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/submissions.py
 
-from atari5_spec.contributions import SubmissionError, add_submission, format_report  # noqa: E402
+from submissions import CONTRIBUTOR, protocol, submission_yaml, write_and_merge  # noqa: E402
 from atari5_spec.contributions.curves import curve_rows, read_runs, rule_text  # noqa: E402
-from atari5_spec.data.writing import csv_text, write_text_atomic  # noqa: E402
+from atari5_spec.data.writing import csv_text  # noqa: E402
 
 DREAMER_REPO, DREAMER_COMMIT = "danijar/dreamerv3", "e3f02248693a79dc8b0ebd62c93683888ddaccfe"
 ORL_REPO, ORL_COMMIT = "openrlbenchmark/openrlbenchmark", "d67da557945475e465866071765048d8ffe1aa4a"
@@ -77,15 +78,6 @@ DREAMER_ATARI = ("danijar/dreamerv3 at the commit above: configs.yaml env.atari 
 DREAMER_100K = ("danijar/dreamerv3 at the commit above: configs.yaml env.atari100k (repeat 4, sticky off, actions "
                 "needed = the minimal set, lives unused, noops 30) and embodied/envs/atari.py (108000-frame cap); "
                 "Atari 100k = 100k agent steps = 400k frames")
-
-
-def protocol(**facts) -> dict:
-    # metadata.yaml's key order, as contributions/_template/metadata.yaml lists them
-    keys = ["start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
-            "frame_skip", "max_episode_frames", "training_frames", "regime", "evaluation", "eval_episodes",
-            "seeds", "statistic", "statistic_note", "env_family", "protocol_note"]
-    return {k: facts.get(k) for k in keys if k in facts or k in (
-        "start_condition", "sticky_action_probability", "max_episode_frames", "training_frames", "seeds", "statistic")}
 
 
 ATARI57 = dict(start_condition="no-op", noop_max=30, sticky_action_probability=0.25, action_set="full",
@@ -155,16 +147,6 @@ AGENTS = [
          notes="envpool's -v5 ids do not use sticky actions, unlike Gymnasium's ALE/X-v5."),
 ]
 
-CONTRIBUTOR = dict(name="atari5-spec maintainers", github="atari5-spec")
-
-
-def yaml_text(metadata: dict) -> str:
-    import yaml
-
-    return ("# Imported by scripts/import_2023.py from the upstream files named under upstream.\n"
-            + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=110))
-
-
 def curve_submission(agent: dict, upstream: Path) -> tuple[dict, str]:
     runs = read_runs(upstream / f"dreamerv3-repo_{agent['file']}")
     statistic = agent["protocol"]["statistic"]
@@ -225,17 +207,9 @@ def main(argv=None) -> int:
             continue
         make = curve_submission if "file" in agent else table_submission
         metadata, scores = make(agent, args.upstream)
-        write_text_atomic(folder / "metadata.yaml", yaml_text(metadata))
-        write_text_atomic(folder / "scores.csv", scores)
-        try:
-            merge = add_submission(folder, args.package)
-        except SubmissionError as error:
-            print(format_report(error.report))
-            for name in ("metadata.yaml", "scores.csv"):
-                (folder / name).unlink()
-            folder.rmdir()
+        if not write_and_merge(folder, submission_yaml(metadata, "scripts/import_2023.py"), scores, args.package,
+                               agent["id"]):
             return 1
-        print(f"{agent['id']}: merged, {merge.counts()}")
     write_fixture(args.upstream, args.fixture)
     return 0
 

@@ -67,22 +67,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/submissions.py
 
-from atari5_spec.contributions import SubmissionError, add_submission, format_report  # noqa: E402
-from atari5_spec.data.writing import csv_text, write_text_atomic  # noqa: E402
-
-CONTRIBUTOR = dict(name="atari5-spec maintainers", github="atari5-spec")
-
-
-def protocol(**facts) -> dict:
-    """metadata.yaml's protocol in the template's key order; the required keys always present (null = unsaid)."""
-    keys = ["start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
-            "frame_skip", "max_episode_frames", "training_frames", "regime", "evaluation", "eval_episodes",
-            "seeds", "statistic", "statistic_note", "env_family", "protocol_note"]
-    required = ("start_condition", "sticky_action_probability", "max_episode_frames", "training_frames", "seeds",
-                "statistic")
-    return {k: facts.get(k) for k in keys if k in facts or k in required}
-
+from submissions import CONTRIBUTOR, protocol, submission_yaml, write_and_merge  # noqa: E402
+from atari5_spec.data.writing import csv_text  # noqa: E402
 
 # --- BBF ------------------------------------------------------------------------------------------------------
 
@@ -450,13 +438,6 @@ def make_submission(agent: dict, upstream: Path) -> tuple[dict, str]:
     return agent["make"](agent, upstream)
 
 
-def yaml_text(metadata: dict) -> str:
-    import yaml
-
-    return ("# Imported by scripts/import_2026.py from the upstream files named under upstream.\n"
-            + yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=110))
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("upstream", type=Path, help="folder with the upstream-2026 raw files")
@@ -472,26 +453,10 @@ def main(argv=None) -> int:
             print(f"{agent['id']}: contributions/{agent['id']} exists; skipped")
             continue
         metadata, scores = make_submission(agent, args.upstream)
-        write_text_atomic(folder / "metadata.yaml", yaml_text(metadata))
-        write_text_atomic(folder / "scores.csv", scores)
-        try:
-            if args.dry_run:
-                from atari5_spec.contributions import check_submission
-
-                report = check_submission(folder, args.package)
-                print(format_report(report))
-                raise SubmissionError(report, "dry run")
-            merge = add_submission(folder, args.package)
-        except SubmissionError as error:
-            if not args.dry_run:
-                print(format_report(error.report))
-            for name in ("metadata.yaml", "scores.csv"):
-                (folder / name).unlink()
-            folder.rmdir()
-            if args.dry_run:
-                continue
+        merged = write_and_merge(folder, submission_yaml(metadata, "scripts/import_2026.py"), scores, args.package,
+                                 agent["id"], dry_run=args.dry_run)
+        if not merged and not args.dry_run:
             return 1
-        print(f"{agent['id']}: merged, {merge.counts()}")
     return 0
 
 
