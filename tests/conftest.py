@@ -21,19 +21,35 @@ def dataset():
     return atari5_spec.load()
 
 
-@pytest.fixture()
-def package_copy(tmp_path):
-    """A writable copy of the data package (the installed one is never modified)."""
+def copy_package(target, extra_parts: tuple[str, ...] = ()):
+    """Copy the installed data package's parts (and ``extra_parts``, such as CHANGELOG.md) into a new ``target``."""
     root = package_root()
-    target = tmp_path / "package"
-    target.mkdir()
-    for part in PACKAGE_PARTS:
+    target.mkdir(parents=True)
+    for part in PACKAGE_PARTS + tuple(extra_parts):
         source = root / part
         if source.is_dir():
             shutil.copytree(source, target / part)
         elif source.exists():
             shutil.copy2(source, target / part)
     return target
+
+
+@pytest.fixture()
+def package_copy(tmp_path):
+    """A writable copy of the data package (the installed one is never modified)."""
+    return copy_package(tmp_path / "package")
+
+
+@pytest.fixture()
+def run(capsys):
+    """Run the CLI in-process: (exit status, stdout, stderr)."""
+    from atari5_spec.cli import main
+
+    def invoke(*arguments):
+        status = main(list(arguments))
+        out, err = capsys.readouterr()
+        return status, out, err
+    return invoke
 
 
 def filled_in_template() -> dict:

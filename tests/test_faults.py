@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import PACKAGE_PARTS
+from conftest import copy_package
 
 from atari5_spec.cli import main
 from atari5_spec.data import transaction
@@ -292,20 +292,6 @@ def make_submission(parent: Path, submission_id: str, factor: float = 1.0) -> Pa
     return folder
 
 
-def copy_package(target: Path) -> Path:
-    import shutil
-
-    root = package_root()
-    target.mkdir(parents=True)
-    for part in PACKAGE_PARTS + ("CHANGELOG.md",):
-        source = root / part
-        if source.is_dir():
-            shutil.copytree(source, target / part)
-        elif source.exists():
-            shutil.copy2(source, target / part)
-    return target
-
-
 def cli(*argv, env=None, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run(CLI + list(argv), env={**os.environ, **(env or {})}, capture_output=True, text=True,
                           timeout=600, cwd=cwd)
@@ -314,10 +300,10 @@ def cli(*argv, env=None, cwd=None) -> subprocess.CompletedProcess:
 @pytest.mark.slow
 @pytest.mark.parametrize("step", KILL_STEPS)
 def test_contribute_add_killed_at_each_step_recovers_and_the_rerun_succeeds(tmp_path, step):
-    after_root = copy_package(tmp_path / "after")
+    after_root = copy_package(tmp_path / "after", ("CHANGELOG.md",))
     submission = make_submission(tmp_path / "submissions", "fault-agent")
     assert cli("contribute", "add", str(submission), "--package", str(after_root)).returncode == 0
-    root = copy_package(tmp_path / "package")
+    root = copy_package(tmp_path / "package", ("CHANGELOG.md",))
     before = snapshot(root)
     temp = tmp_path / "tmp"
     temp.mkdir()
@@ -340,7 +326,7 @@ def test_contribute_add_killed_at_each_step_recovers_and_the_rerun_succeeds(tmp_
 @pytest.mark.slow
 @pytest.mark.parametrize("writers", [2, 4])
 def test_concurrent_merges_keep_every_submission(tmp_path, writers):
-    root = copy_package(tmp_path / "package")
+    root = copy_package(tmp_path / "package", ("CHANGELOG.md",))
     folders = [make_submission(tmp_path / "submissions", f"agent-{n}", 1 + n / 10) for n in range(writers)]
     processes = [subprocess.Popen(CLI + ["contribute", "add", str(f), "--package", str(root)],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for f in folders]
@@ -358,9 +344,9 @@ def test_concurrent_merges_keep_every_submission(tmp_path, writers):
 @pytest.mark.slow
 @pytest.mark.parametrize("step", ["staged", "renamed-2", "applied"])
 def test_fit_killed_mid_commit_recovers_and_the_rerun_succeeds(tmp_path, step):
-    after_root = copy_package(tmp_path / "after")
+    after_root = copy_package(tmp_path / "after", ("CHANGELOG.md",))
     assert cli("fit", "--name", "fault-test", "--package", str(after_root)).returncode == 0
-    root = copy_package(tmp_path / "package")
+    root = copy_package(tmp_path / "package", ("CHANGELOG.md",))
     assert cli("fit", "--name", "fault-test", "--package", str(root), env={"ATARI5_FAULT_KILL": step}).returncode == 137
     rerun = cli("fit", "--name", "fault-test", "--package", str(root))
     assert rerun.returncode == 0, rerun.stderr
@@ -370,10 +356,10 @@ def test_fit_killed_mid_commit_recovers_and_the_rerun_succeeds(tmp_path, step):
 @pytest.mark.slow
 @pytest.mark.parametrize("step", ["staged", "renamed-2"])
 def test_pinning_a_calibration_edition_killed_mid_commit_leaves_before_or_after(tmp_path, step):
-    after_root = copy_package(tmp_path / "after")
+    after_root = copy_package(tmp_path / "after", ("CHANGELOG.md",))
     pin = ["evaluate", "--pin-calibration", "--package"]
     assert cli(*pin, str(after_root)).returncode == 0  # the pooled method's edition 2
-    root = copy_package(tmp_path / "package")
+    root = copy_package(tmp_path / "package", ("CHANGELOG.md",))
     before = snapshot(root)
     killed = cli(*pin, str(root), env={"ATARI5_FAULT_KILL": step})
     assert killed.returncode == 137, killed.stderr

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import PACKAGE_PARTS, filled_in_template
+from conftest import copy_package, filled_in_template
 
 from atari5_spec.cli import main
-from atari5_spec.data.datapackage import package_root
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TEMPLATE = REPOSITORY / "contributions" / "_template"
@@ -30,13 +29,7 @@ FIVE = "game,score\nBattle Zone,41230.5\nDouble Dunk,-1.2\nName This Game,12450\
 @pytest.fixture()
 def package(tmp_path):
     """A writable package copy with a CHANGELOG.md and a contributions/ folder."""
-    root, target = package_root(), tmp_path / "package"
-    target.mkdir()
-    for part in PACKAGE_PARTS:
-        if (root / part).is_dir():
-            shutil.copytree(root / part, target / part)
-        elif (root / part).exists():
-            shutil.copy2(root / part, target / part)
+    target = copy_package(tmp_path / "package")
     (target / "CHANGELOG.md").write_text("# Changelog\n\n## [Unreleased]\n", encoding="utf-8")
     (target / "contributions").mkdir()
     return target

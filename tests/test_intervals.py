@@ -151,7 +151,11 @@ def test_low_estimate_is_labelled_extrapolation():
 
 
 def test_verify_recomputes_every_calibration_and_edition():
-    from atari5_spec.method.evaluation.pinning import calibration_mismatches, calibration_names, pinned_calibration_names
+    from atari5_spec.method.evaluation.pinning import (
+        calibration_mismatches,
+        calibration_names,
+        pinned_calibration_names,
+    )
 
     assert calibration_names("paper-2023") == {"in-range": "paper-2023.in-range", "pooled": "paper-2023"}
     names = pinned_calibration_names(package_root(), "paper-2023")

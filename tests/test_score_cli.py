@@ -26,16 +26,6 @@ def table3():
 
 
 @pytest.fixture()
-def run(capsys):
-    """Run the CLI in-process: (exit status, stdout, stderr)."""
-    def invoke(*arguments):
-        status = main(list(arguments))
-        out, err = capsys.readouterr()
-        return status, out, err
-    return invoke
-
-
-@pytest.fixture()
 def table3_csv(tmp_path, dataset, table3, atari5_games):
     """A scores CSV per Table 3 algorithm, written with Gymnasium v4 ids."""
     def write(index):

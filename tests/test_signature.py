@@ -8,7 +8,6 @@ import pytest
 from scoring_support import write_csv
 
 import atari5_spec
-from atari5_spec.cli import main
 from atari5_spec.data.errors import InputError
 from atari5_spec.method.pinned import load_coefficient_set
 from atari5_spec.scoring.estimate import score
@@ -19,15 +18,6 @@ OLD_FORMAT = "Atari-5|coef:paper-2023@071b0e4b|norm:agent57-human|phi:log10p1|se
 # Three seeds per Atari-5 game: the estimate, a seed interval and a prediction interval.
 RUNS = {"battle_zone": [30000, 32000, 31000], "double_dunk": [-1, -2, 0], "name_this_game": [12000, 11000, 13000],
         "phoenix": [8000, 9000, 7000], "qbert": [15000, 16000, 14000]}
-
-
-@pytest.fixture()
-def run(capsys):
-    def invoke(*arguments):
-        status = main(list(arguments))
-        out, err = capsys.readouterr()
-        return status, out, err
-    return invoke
 
 
 @pytest.fixture()
