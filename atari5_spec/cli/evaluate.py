@@ -87,6 +87,8 @@ def _cmd_evaluate(args) -> int:
 
 
 def add_evaluation_commands(commands) -> None:
+    from ..method.calibration import CALIBRATION_METHODS  # csv and math only: the parser stays fast
+
     p = commands.add_parser(
         "evaluate", help="out-of-sample error of a coefficient version: held-out agents, leave-one-paper-out, "
                          "nested cross-validation, prediction-interval coverage",
@@ -113,7 +115,7 @@ def add_evaluation_commands(commands) -> None:
                         ".csv the first time, then, when the data give other errors, the next edition "
                         "calibration/<version>[.<method>].<N>.csv beside it (a pinned file is never rewritten); "
                         "exit 1 when the newest edition already holds these errors")
-    p.add_argument("--calibration-method", choices=["pooled", "in-range"], default="pooled",
+    p.add_argument("--calibration-method", choices=list(CALIBRATION_METHODS), default="pooled",
                    help="which calibration --pin-calibration writes: pooled = calibration/<version>[.<N>].csv (the "
                         "first), in-range = calibration/<version>.in-range[.<N>].csv (errors marked in range / "
                         "extrapolation; score's default)")
