@@ -69,6 +69,7 @@ def test_a_nul_in_a_runs_file_is_refused_on_every_python(dataset):
 
 @pytest.mark.parametrize("text, message", [
     ("game,seed,frames,return\nPong,0,1,234,5\n", "line 2: 5 cells under a header of 4 columns"),
+    ("game,seed,frames,return\nPo\x00ng,0,1,2\n", r"line 2: a NUL character \(U\+0000\)"),
     ("game,seed,frames,return\nPong,0,100,nan\n", "line 2, column 'return': 'nan' is not a number"),
     ("game,seed,frames,return\nPong,0,nan,3\n", "line 2, column 'frames': 'nan' is not a number"),
     ("game,seed,frames,return\nPong,1.7,100,3\n", "line 2, column 'seed': '1.7' is not a whole number"),

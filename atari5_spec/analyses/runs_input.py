@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..data.errors import InputError
 from ..data.ids import UnknownGameError, game_aliases, resolve_game, run_id
-from ..data.limits import MAX_AGENTS, MAX_RUNS_PER_GAME, MAX_SCORE_ROWS, escaped
+from ..data.limits import MAX_AGENTS, MAX_RUNS_PER_GAME, MAX_SCORE_ROWS, escaped, refuse_nul
 from ..scoring.input import parse_score
 
 __all__ = ["RUN_COLUMNS", "read_runs", "runs_from_text", "AgentRuns", "normalised_runs"]
@@ -47,14 +47,11 @@ def _find_columns(header: list[str], source: str) -> dict[str, int]:
 
 def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
     """The runs in CSV ``text`` as a frame: agent, game_id, seed, score, line (1-based line in ``source``)."""
+    refuse_nul(text, source)
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise InputError(f"{source}: no runs (the file is empty)")
-    # Python's csv module accepts NUL from 3.11 on and refuses it before: refused here, on every Python.
-    with_nul = next((n for n, line in lines if "\x00" in line), None)
-    if with_nul is not None:
-        raise InputError(f"{source}, line {with_nul}: a NUL character (U+0000); a runs file is text: remove it")
     if len(lines) > MAX_SCORE_ROWS + 1:
         raise InputError(f"{source}: {len(lines) - 1:,} rows, more than the limit of {MAX_SCORE_ROWS:,}")
     rows = _rows(lines, source)

@@ -36,6 +36,7 @@ from ..data.limits import (
     MAX_NUMBER_CHARS,
     control_character_problem,
     escaped,
+    refuse_nul,
     score_problem,
 )
 
@@ -139,6 +140,7 @@ def _number_cell(text: str, where: str, column: str, empty_ok: bool = False) -> 
 
 
 def _runs_from_csv(text: str, label: str) -> list[Run]:
+    refuse_nul(text, label)
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader, [])

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from .errors import InputError
 
-__all__ = ["MAX_NESTING_DEPTH", "MAX_NUMBER_CHARS", "MAX_ABS_SCORE", "MAX_DESCRIPTOR_BYTES",
+__all__ = ["refuse_nul", "MAX_NESTING_DEPTH", "MAX_NUMBER_CHARS", "MAX_ABS_SCORE", "MAX_DESCRIPTOR_BYTES",
            "MAX_SCORE_FILE_BYTES", "MAX_SCORE_ROWS", "MAX_RUNS_PER_GAME", "ASCII_NUMBER", "ASCII_INTEGER", "json_nesting_problem",
            "load_json", "control_character_problem", "score_problem", "non_ascii_digit", "printable",
            "escaped", "MAX_AGENTS", "MAX_RESAMPLES"]
@@ -110,6 +110,18 @@ def load_json(text: str, label: str, object_pairs_hook=None, allow_nan: bool = F
         raise InputError(f"{label}, line {error.lineno}: not valid JSON ({error.msg}, column {error.colno})") from None
     except RecursionError:  # the scan above makes this unreachable; kept so it can never be a traceback
         raise InputError(f"{label}: nested too deeply: flatten the structure") from None
+
+
+def refuse_nul(text: str, label: str) -> None:
+    """InputError naming the line of the first NUL character in a text file's ``text``.
+
+    Python's csv module reads NUL from 3.11 on and refuses it before; every CSV reader of user files calls this
+    first, so a NUL gets the same message on every Python.
+    """
+    at = text.find("\x00")
+    if at >= 0:
+        raise InputError(f"{label}, line {text.count(chr(10), 0, at) + 1}: a NUL character (U+0000); the file must "
+                         "be plain text: remove it")
 
 
 def control_character_problem(text: str, line_breaks: bool = False) -> str | None:

@@ -18,8 +18,15 @@ import pandas as pd
 from ...data.datapackage import bump_version, descriptor_text, package_root, read_descriptor, table_resource
 from ...data.errors import InputError
 from ...data.writing import frame_csv_text
-from ..calibration import (CALIBRATION_COLUMNS, CALIBRATION_METHODS, IN_RANGE_COLUMNS, IN_RANGE_MIN,
-                           calibration_editions, calibration_name, split_name)
+from ..calibration import (
+    CALIBRATION_COLUMNS,
+    CALIBRATION_METHODS,
+    IN_RANGE_COLUMNS,
+    IN_RANGE_MIN,
+    calibration_editions,
+    calibration_name,
+    split_name,
+)
 
 __all__ = ["calibration_text", "pin_calibration", "calibration_mismatches", "calibration_names", "CALIBRATION_SCHEMA",
            "IN_RANGE_SCHEMA", "pinned_calibration_names"]
