@@ -156,12 +156,19 @@ def _package_of(folder: Path) -> Path | None:
 
 # --- Markdown -------------------------------------------------------------------------------------------------
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#!~])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#!~&])")
+# What GitHub turns into links after Markdown: bare addresses (scheme://, www.) and references (#1,
+# owner/repo#1, GH-1). A zero-width space inside each breaks the pattern and shows the same text.
+_AUTOLINKS = re.compile(r"(?i)(?<=[a-z])(?=://)|(?<=www)(?=\.)|(?<=#)(?=\d)|(?<=gh)(?=-\d)")
 
 
 def escape(text: object) -> str:
-    """Text from a submission made inert in Markdown: no markup, links, HTML or @mentions, one line."""
-    text = " ".join(str(text).split())
+    """Text from a submission made inert in Markdown: no markup, links, HTML, entities or @mentions, one line.
+
+    ``&`` is escaped so that an entity (``&commat;``, ``&#64;``) shows as typed
+    instead of becoming the character it names.
+    """
+    text = _AUTOLINKS.sub("\u200b", " ".join(str(text).split()))
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("@", "@\u200b")
 
 
