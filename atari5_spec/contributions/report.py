@@ -83,7 +83,7 @@ def changed_files(root: str | Path, revision_range: str) -> ChangedFiles:
         parts = path.split("/")
         if parts[0] == CONTRIBUTIONS and len(parts) >= 3 and not parts[1].startswith("_"):
             folders.add(f"{CONTRIBUTIONS}/{parts[1]}")
-        elif parts[0] != CONTRIBUTIONS or parts[-1] != "README.md":
+        else:  # contributions/README.md and the template included: a maintainer looks at every one
             other.append(path)
     present = tuple(sorted(f for f in folders if (Path(root) / f).is_dir()))
     removed = tuple(sorted(folders - set(present)))
@@ -228,23 +228,26 @@ def report_markdown(summaries: list[SubmissionSummary], changed: ChangedFiles | 
     """The pull-request comment: a verdict line, then one section per submission."""
     blocked = [s for s in summaries if s.report.problems]
     lines = ["## atari5-spec: contribution check", ""]
-    if not summaries and not (changed and (changed.removed or changed.other)):
-        lines.append("No submission folder (contributions/<id>/) changed.")
-    else:
-        verdict = (f"{len(blocked)} of {len(summaries)} submission(s) NOT ready to merge." if blocked
-                   else f"{len(summaries)} submission(s) checked: ready to merge.")
-        lines.append(verdict)
-    for summary in summaries:
-        lines += [""] + _summary_lines(summary)
-    if changed and changed.removed:
-        lines += ["", "### Removed submission folders", ""]
+    if changed and (changed.other or changed.removed):
+        # Listed first: a change outside new submission folders is never "ready to merge".
+        lines += [f"Needs a maintainer: {len(changed.other) + len(changed.removed)} changed path(s) outside "
+                  "new submission folders.", ""]
         lines += [f"- {code(f)}: a merged submission is provenance and must stay; a correction goes in a new "
                   "folder with `corrects:`" for f in changed.removed]
-    if changed and changed.other:
-        lines += ["", "### Other changed files (for the maintainer)", ""]
         lines += [f"- {code(p)}" + (": data/ is changed by `atari5-spec contribute add` on merge, not by "
                                          "the pull request" if p.startswith("data/") else "")
                   for p in changed.other]
+        lines.append("")
+    if not summaries and not (changed and (changed.removed or changed.other)):
+        lines.append("No submission folder (`contributions/<id>/`) changed.")
+    elif summaries:
+        verdict = (f"{len(blocked)} of {len(summaries)} submission(s) NOT ready to merge." if blocked
+                   else f"{len(summaries)} submission(s) checked: " + (
+                       "no problems, but the changes above need a maintainer." if changed and
+                       (changed.other or changed.removed) else "ready to merge."))
+        lines.append(verdict)
+    for summary in summaries:
+        lines += [""] + _summary_lines(summary)
     return "\n".join(lines) + "\n"
 
 
@@ -266,4 +269,4 @@ def report_text(summaries: list[SubmissionSummary]) -> str:
 
 
 def any_problem(summaries: list[SubmissionSummary], changed: ChangedFiles | None = None) -> bool:
-    return any(s.report.problems for s in summaries) or bool(changed and changed.removed)
+    return any(s.report.problems for s in summaries) or bool(changed and (changed.removed or changed.other))
