@@ -54,6 +54,7 @@ class SubmissionSummary(NamedTuple):
     n_regime: int = 0
     coefficients_version: str | None = None
     note: str | None = None            # why no estimate was computed
+    changes: tuple = ()                # a correction's (game, old, new) for every number it replaces
 
 
 class ChangedFiles(NamedTuple):
@@ -131,6 +132,10 @@ def summarise_submission(folder: str | Path, package: str | Path | None = None, 
         dataset = load(package if package is not None else _package_of(folder))
     if board is None:
         board = leaderboard(dataset=dataset)
+    if report.merge.corrects:
+        from .checking import correction_changes
+
+        summary = summary._replace(changes=tuple(correction_changes(report.merge.scores, dataset)))
     fit = _fit_scores(report)
     median, n_games = _true_median(fit, dataset)
     algorithm = report.merge.algorithm
@@ -217,6 +222,11 @@ def _summary_lines(summary: SubmissionSummary) -> list[str]:
             lines.append(rank)
         elif summary.note:
             lines.append(f"- {escape(summary.note)}")
+        if summary.changes:
+            lines += ["", f"Every number the correction replaces ({len(summary.changes)}):", "",
+                      "| game | old | new | new / old |", "|---|---:|---:|---:|"]
+            lines += [f"| {escape(game)} | {old:,.6g} | {new:,.6g} | "
+                      + (f"{new / old:.4g}" if old else "n/a") + " |" for game, old, new in summary.changes]
     if report.warnings:
         lines += ["", "Warnings for the reviewer:", ""]
         lines += [f"- {escape(w.file)}" + (f", line {w.row}" if w.row else "") + f": {escape(w.message)} "
@@ -264,6 +274,8 @@ def report_text(summaries: list[SubmissionSummary]) -> str:
                      + f"; would rank {summary.rank} of {summary.n_ranked + 1}"
                      + (f" ({summary.regime_rank} of {summary.n_regime + 1} in regime {summary.regime})"
                         if summary.regime else ""))
+        text += "".join(f"\n  corrects {game}: {old:,.6g} -> {new:,.6g}" + (f" (x{new / old:.4g})" if old else "")
+                        for game, old, new in summary.changes)
         parts.append(text)
     return "\n\n".join(parts) if parts else "No submission folder changed."
 
