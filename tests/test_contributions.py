@@ -590,7 +590,8 @@ def test_realistic_submission_checks_clean_with_the_duplicate_flagged(merged):
     report = merged["report"]
     assert report.ok, contrib.format_report(report)
     assert [w.message for w in report.warnings] == [
-        f"{len(merged['dreamerv2'])} of the {len(merged['dreamerv2'])} scores equal those of 'dreamerv2' in data/"]
+        f"{len(merged['dreamerv2'])} of the {len(merged['dreamerv2'])} scores equal those of 'dreamerv2' "
+        f"('DreamerV2') in data/ (of {len(merged['dreamerv2'])} games both give)"]
 
 
 @pytest.mark.slow

@@ -278,10 +278,10 @@ def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None 
                                     f"corrects it, use corrects: {algorithm_id}; else name it as its paper does"))
     fit = {r["game_id"]: r["score"] for r in rows if r["use_in_fit"]}
     for algorithm_id, near, equal, shared in near_copies(fit, dataset.scores):
-        how = (f"equal those of" if equal == near else
-               f"are within {SCORE_TOLERANCE:.0%} of those of ({equal} exactly equal)")
+        how = "equal those of" if equal == near else f"are within {SCORE_TOLERANCE:.0%} of those of"
+        detail = "" if equal == near else f"{equal} exactly equal, "
         warnings.append(Problem(label, None, None, f"{near} of the {len(fit)} scores {how} {algorithm_id!r} "
-                                f"({names.get(algorithm_id, '?')!r}) in data/, of {shared} games both give",
+                                f"({names.get(algorithm_id, '?')!r}) in data/ ({detail}of {shared} games both give)",
                                 f"if this is the same result, do not add it (it would count twice in fits); "
                                 f"if it corrects it, use corrects: {algorithm_id}"))
     return warnings
