@@ -134,3 +134,35 @@ def test_forty_thousand_seeds_of_one_game_are_refused(package_copy, run):
     assert status == 1 and "phoenix: more than 100 seeds (runs); this is run 101" in out, out
     assert out.count("more than 100 seeds") == 1
 
+
+
+# --- published data edited in a pull request -------------------------------------------------------------------------
+
+def test_an_edited_published_score_with_its_hash_re_recorded_needs_a_maintainer(package_copy, run, monkeypatch):
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(package_copy), *args], check=True, capture_output=True,
+                       env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+                            "GIT_COMMITTER_EMAIL": "t@example.org", "HOME": str(package_copy), "PATH": "/usr/bin:/bin"})
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    scores = package_copy / "data" / "scores.csv"
+    text = scores.read_text(encoding="utf-8")
+    old = next(line for line in text.split("\n") if ",dreamerv3,alien," in line and line.endswith(",true,"))
+    new = old.replace(old.split(",")[3], "99999.0", 1)
+    scores.write_text(text.replace(old, new), encoding="utf-8")
+    _rerecord_hash(package_copy, "data/scores.csv")
+    git("add", "-A")
+    git("commit", "-qm", "pull request")
+    monkeypatch.chdir(package_copy)
+    status, out, _ = run("contribute", "report", "--changed", "HEAD~1..HEAD", "--markdown")
+    assert status == 1 and "ready to merge" not in out
+    assert out.index("Needs a maintainer") < out.index("- `data/scores.csv`")
+    assert "- `datapackage.json`" in out
+    # The privileged review shows the edited row itself, old -> new.
+    status, out, _ = run("contribute", "review", "--base", "HEAD~1", "--head", "HEAD")
+    assert status == 1 and "Verdict: needs a maintainer" in out
+    assert f"`line {text.split(chr(10)).index(old) + 1}: {old} -> {new}`" in out

@@ -262,3 +262,19 @@ def test_the_privileged_workflow_never_checks_out_installs_or_runs_pull_request_
     for line in text.splitlines():
         if "uses:" in line:
             assert re.search(r"@[0-9a-f]{40}\b", line), f"not pinned by commit: {line.strip()}"
+
+
+def test_a_linked_or_oversized_submission_file_is_read_from_git_as_what_it_is(github, run):
+    author = github / "author"
+    _add_submission(author, "linked-agent")
+    (author / "contributions" / "linked-agent" / "scores.csv").unlink()
+    (author / "contributions" / "linked-agent" / "scores.csv").symlink_to("/etc/passwd")
+    _add_submission(author, "huge-agent")
+    with open(author / "contributions" / "huge-agent" / "scores.csv", "a", encoding="utf-8") as handle:
+        handle.write("# padding\n" * 120_000)
+    head = _push_pull_request(github)
+    status, out, _ = run("contribute", "review", "--repository", str(author), "--base", "main~1", "--head", head)
+    assert status == 1 and "Verdict: not ready to merge" in out
+    assert "| contributions/linked-agent/scores.csv |  |  | is a symbolic link (to '/etc/passwd')" in out
+    assert "root:" not in out
+    assert "| contributions/huge-agent/scores.csv |  |  | is 1,2" in out and "more than the limit" in out
