@@ -168,3 +168,10 @@ def test_escaping_breaks_bare_addresses_entities_and_references():
     assert "\\&commat;" in text and "\\&\\#" in text  # entities show as typed
     assert text.replace("\u200b", "").replace("\\", "") == (
         "see https://evil.example and www.evil.example, &commat;team &#64;x owner/repo#1 #2 GH-3")
+
+
+def test_control_and_bidirectional_characters_never_reach_the_comment():
+    from atari5_spec.contributions.report import code
+
+    for shown in (escape("name\u202eevil\x1b[31m"), code("data/\u202efile\x07.csv")):
+        assert "\u202e" not in shown and "\x1b" not in shown and "\x07" not in shown and "\ufffd" in shown

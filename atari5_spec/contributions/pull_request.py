@@ -73,7 +73,7 @@ def _git(root: str | Path, *args: str, binary: bool = False):
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no message)"]
         raise InputError(f"git {args[0]} failed: {message[0]}")
-    return done.stdout if binary else done.stdout.decode("utf-8", "surrogateescape")
+    return done.stdout if binary else done.stdout.decode("utf-8", "replace")
 
 
 def _revision(name: str, what: str) -> str:
@@ -203,8 +203,9 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
             summaries.append(_relabelled(summary, scratch))
     blocked = [s for s in summaries if s.report.problems]
     lines = ["## atari5-spec: contribution review", "",
-             f"Checked by the base branch's code ({code(changes.merge_base[:12])}) against the pull request's "
-             f"head {code(changes.head[:12])}; the pull request's own code was not run."]
+             f"Reviewed by the base branch's code: the pull request's head {code(changes.head[:12])} against its "
+             f"merge base {code(changes.merge_base[:12])}, read from git as data; none of the pull request's "
+             "code was run."]
     if changes.maintainer:
         lines += ["", f"**Verdict: needs a maintainer.** The pull request changes {len(changes.maintainer)} "
                       "path(s) outside new submission folders (`contributions/<id>/`):", ""]

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..data.errors import InputError
+from ..data.limits import printable
 from ..data.validation import Problem
 from .merging import check_submission
 from .model import Report
@@ -173,13 +174,13 @@ def escape(text: object) -> str:
     ``&`` is escaped so that an entity (``&commat;``, ``&#64;``) shows as typed
     instead of becoming the character it names.
     """
-    text = _AUTOLINKS.sub("\u200b", " ".join(str(text).split()))
+    text = _AUTOLINKS.sub("\u200b", printable(" ".join(str(text).split())))
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("@", "@\u200b")
 
 
 def code(text: object) -> str:
     """Text shown as `code`: nothing in a code span is markup, so only backticks and line breaks are removed."""
-    return "`" + " ".join(str(text).replace("`", "'").split()) + "`"
+    return "`" + printable(" ".join(str(text).replace("`", "'").split())) + "`"
 
 
 def _number(value: float | None) -> str:
