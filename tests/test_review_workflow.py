@@ -278,3 +278,16 @@ def test_a_linked_or_oversized_submission_file_is_read_from_git_as_what_it_is(gi
     assert "| contributions/linked-agent/scores.csv |  |  | is a symbolic link (to '/etc/passwd')" in out
     assert "root:" not in out
     assert "| contributions/huge-agent/scores.csv |  |  | is 1,2" in out and "more than the limit" in out
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="needs shellcheck (apt-get install shellcheck)")
+def test_shellcheck_passes_every_run_block_and_would_catch_a_bad_one(tmp_path):
+    script = REPOSITORY / ".ci" / "shellcheck_runs.py"
+    workflows = sorted(str(p) for p in (REPOSITORY / ".github" / "workflows").glob("*.yml"))
+    done = subprocess.run([sys.executable, str(script), *workflows], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout
+    bad = tmp_path / "bad.yml"
+    bad.write_text("on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: |\n          echo ok\n"
+                   "          rm -rf $TARGET/\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(bad)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and f"{bad}:8:" in done.stdout and "SC2086" in done.stdout
