@@ -43,7 +43,8 @@ def test_a_copy_times_1_001_under_a_new_id_is_warned_naming_the_entry(package_co
     assert "57 of the 57 scores are within 1% of those of 'dreamerv3'" in out, out
 
 
-@pytest.mark.parametrize("name", ["Dr\u0435amerV3", "DreamerV3", "dreamer-v3", "ＤｒｅａｍｅｒＶ３"])
+@pytest.mark.parametrize("name", ["Dr\u0435amerV3"] + [pytest.param(n, marks=pytest.mark.slow)
+                                                       for n in ("DreamerV3", "dreamer-v3", "ＤｒｅａｍｅｒＶ３")])
 def test_a_name_that_looks_like_an_entry_is_warned(package_copy, run, name):
     from atari5_spec.data.loading import load
 
@@ -126,6 +127,7 @@ def test_numbers_are_not_formulas():
 
 # --- bounds --------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_forty_thousand_seeds_of_one_game_are_refused(package_copy, run):
     rows = "".join(f"Phoenix,{1000 + i},{i}\n" for i in range(40_000))
     meta = metadata(protocol={"seeds": 3, "statistic": "mean"})
