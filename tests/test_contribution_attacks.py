@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from test_contributions import make_submission, metadata
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..data.errors import InputError
-from .model import MAX_FILE_BYTES, SUBMISSION_FILES
+from .model import MAX_FILE_BYTES
 
 __all__ = ["PullRequestChanges", "pull_request_changes", "materialise_submission", "published_row_edits",
            "review_pull_request", "PullRequestReview"]
@@ -188,7 +188,7 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
     """The comment on a pull request: needs-a-maintainer paths first, then each new submission's review."""
     from ..data.loading import load
     from ..scoring.ranking import leaderboard
-    from .report import code, escape, report_markdown, summarise_submission
+    from .report import code, report_markdown, summarise_submission
 
     root = Path(root)
     package = Path(package) if package is not None else root
