@@ -175,3 +175,11 @@ def test_control_and_bidirectional_characters_never_reach_the_comment():
 
     for shown in (escape("name\u202eevil\x1b[31m"), code("data/\u202efile\x07.csv")):
         assert "\u202e" not in shown and "\x1b" not in shown and "\x07" not in shown and "\ufffd" in shown
+
+
+def test_the_text_review_names_changed_paths_outside_submissions_first():
+    from atari5_spec.contributions.report import ChangedFiles, report_text
+
+    text = report_text([], ChangedFiles((), ("contributions/old",), (".ci/run", "data/scores.csv")))
+    assert text.splitlines()[0].startswith("needs a maintainer")
+    assert "  contributions/old" in text and "  .ci/run" in text and "  data/scores.csv" in text

@@ -39,7 +39,7 @@ def _cmd_report(args) -> int:
     dataset = load(root)
     board = leaderboard(dataset=dataset)
     summaries = [summarise_submission(f, root, dataset=dataset, board=board) for f in folders]
-    text = report_markdown(summaries, changed) if args.markdown else report_text(summaries) + "\n"
+    text = report_markdown(summaries, changed) if args.markdown else report_text(summaries, changed) + "\n"
     if args.out:
         output_file(args.out)
         write_output(args.out, text)

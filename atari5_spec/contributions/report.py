@@ -262,11 +262,14 @@ def report_markdown(summaries: list[SubmissionSummary], changed: ChangedFiles | 
     return "\n".join(lines) + "\n"
 
 
-def report_text(summaries: list[SubmissionSummary]) -> str:
-    """The same review as plain text (the terminal)."""
+def report_text(summaries: list[SubmissionSummary], changed: ChangedFiles | None = None) -> str:
+    """The same review as plain text (the terminal): changed paths a maintainer must look at first."""
     from .model import format_report
 
     parts = []
+    if changed and (changed.other or changed.removed):
+        parts.append("needs a maintainer: changed outside new submission folders:\n"
+                     + "\n".join(f"  {path}" for path in changed.removed + changed.other))
     for summary in summaries:
         text = format_report(summary.report)
         if summary.estimate is not None:
