@@ -160,16 +160,19 @@ def run_workflow(root: Path, head_sha: str) -> dict:
             if summary.exists() else "", "checkout": checkout}
 
 
-def _run_github_script(script: str, env: dict, cwd: Path) -> list[str]:
-    """The step's JavaScript with GitHub's API replaced by a recorder; the comment bodies it would post."""
+def _run_github_script(script: str, env: dict, cwd: Path, existing: list | None = None) -> list[str]:
+    """The step's JavaScript with GitHub's API replaced by a recorder; the comment bodies it would post.
+
+    ``existing``: the pull request's comments GitHub would list (the recorder notes which one is updated).
+    """
     harness = """
 const posted = [];
 const github = {
-  paginate: async () => [],
+  paginate: async () => %s,
   rest: { issues: {
     listComments: null,
-    createComment: async (args) => { posted.push(args); },
-    updateComment: async (args) => { posted.push(args); },
+    createComment: async (args) => { posted.push({ ...args, action: 'create' }); },
+    updateComment: async (args) => { posted.push({ ...args, action: 'update', issue_number: %d }); },
   } },
 };
 const context = { repo: { owner: 'owner', repo: 'repo' }, runId: 1 };
@@ -177,11 +180,13 @@ const core = { setFailed: (m) => { console.error(m); process.exitCode = 1; } };
 (async () => {
 %s
 })().then(() => { process.stdout.write(JSON.stringify(posted)); });
-""" % script
+""" % (json.dumps(existing or []), PR_NUMBER, script)
     done = subprocess.run(["node", "-e", harness], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     posted = json.loads(done.stdout)
     assert all(p["issue_number"] == PR_NUMBER for p in posted)
+    if existing is not None:
+        return posted
     return [p["body"] for p in posted]
 
 
@@ -291,3 +296,19 @@ def test_shellcheck_passes_every_run_block_and_would_catch_a_bad_one(tmp_path):
                    "          rm -rf $TARGET/\n", encoding="utf-8")
     done = subprocess.run([sys.executable, str(script), str(bad)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and f"{bad}:8:" in done.stdout and "SC2086" in done.stdout
+
+
+def test_the_comment_is_updated_in_place_and_never_one_a_person_wrote(tmp_path):
+    """The post step updates the bot's own earlier comment; a person's comment that copies the marker is not it."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    script = next(s for s in workflow["jobs"]["review"]["steps"] if "github-script" in s.get("uses", ""))["with"]["script"]
+    (tmp_path / "review").mkdir()
+    (tmp_path / "review" / "comment.md").write_text("## review\n", encoding="utf-8")
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "PR_NUMBER": str(PR_NUMBER)}
+    marker = "<!-- atari5-spec contribution review -->"
+    forged = {"id": 1, "user": {"type": "User"}, "body": marker + "\nready to merge"}
+    own = {"id": 2, "user": {"type": "Bot"}, "body": marker + "\nold review"}
+    (posted,) = _run_github_script(script, env, tmp_path, [forged])
+    assert posted["action"] == "create" and posted["body"] == marker + "\n## review\n"
+    (posted,) = _run_github_script(script, env, tmp_path, [forged, own])
+    assert posted["action"] == "update" and posted["comment_id"] == 2
