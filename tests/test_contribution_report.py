@@ -103,7 +103,7 @@ def test_changed_range_reviews_only_the_submissions_a_pull_request_touches(packa
     text = out_file.read_text(encoding="utf-8")
     assert code == 1
     assert "1 of 2 submission(s) NOT ready to merge" in text
-    assert "### `ppo2-rerun`: ready to merge" in text and "### `bad-agent`: 2 problem(s)" in text
+    assert "### `ppo2-rerun`: no problems, held: the pull request needs a maintainer" in text and "### `bad-agent`: 2 problem(s)" in text
     assert "`data/notes.txt`: data/ is changed by `atari5-spec contribute add`" in text
 
 
@@ -159,7 +159,7 @@ def test_a_readme_under_contributions_is_a_changed_file_for_the_maintainer(packa
     out = capsys.readouterr().out
     assert code == 1
     assert out.index("Needs a maintainer") < out.index("- `contributions/README.md`") < out.index("### `ppo2-rerun`")
-    assert "ready to merge." not in out
+    assert "ready to merge" not in out and "### `ppo2-rerun`: no problems, held" in out
 
 
 def test_escaping_breaks_bare_addresses_entities_and_references():

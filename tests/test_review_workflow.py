@@ -211,7 +211,8 @@ def test_a_hostile_branch_gets_needs_a_maintainer_listed_first_and_a_failing_job
     assert names[-1] == ('Fail unless the verdict is "ready to merge"', 1), run["statuses"]
     (comment,) = run["comments"]
     assert comment.startswith("<!-- atari5-spec contribution review -->\n")
-    assert "Verdict: needs a maintainer" in comment and "Verdict: ready to merge" not in comment
+    assert "Verdict: needs a maintainer" in comment and "ready to merge" not in comment
+    assert "### `ppo2-rerun`: no problems, held: the pull request needs a maintainer" in comment
     listed = comment.index("Verdict: needs a maintainer")
     for path in (".ci/run", ".github/workflows/contribution.yml", "atari5_spec/contributions/report.py",
                  "contributions/README.md", "data/scores.csv", "datapackage.json"):

@@ -227,7 +227,7 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
     else:
         lines += ["", "**Verdict: nothing to review.** The pull request changes no file."]
     if summaries:
-        body = report_markdown(summaries).split("\n", 2)[2]  # without its own title line
+        body = report_markdown(summaries, held=bool(changes.maintainer)).split("\n", 2)[2]  # without its title
         lines += ["", "### Submissions", "", body.rstrip("\n")]
     ready = bool(summaries) and not changes.maintainer and not blocked
     return PullRequestReview("\n".join(lines) + "\n", ready)

@@ -194,7 +194,7 @@ def _problem_rows(problems: list[Problem]) -> list[str]:
     return rows
 
 
-def _summary_lines(summary: SubmissionSummary) -> list[str]:
+def _summary_lines(summary: SubmissionSummary, held: bool = False) -> list[str]:
     report = summary.report
     title = f"### {code(summary.submission_id)}: "
     if report.merged_as and not report.problems:
@@ -206,7 +206,7 @@ def _summary_lines(summary: SubmissionSummary) -> list[str]:
         merge = report.merge
         what = (f"corrections of {code(merge.corrects)}" if merge.corrects
                 else f"new algorithm {code(merge.algorithm['algorithm_id'])} ({escape(merge.algorithm['name'])})")
-        lines = [title + "ready to merge", "",
+        lines = [title + ("no problems, held: the pull request needs a maintainer" if held else "ready to merge"), "",
                  f"- would add: {what}, {escape(merge.counts())}; data package version bump: {merge.bump}"]
         if summary.estimate is not None:
             ratio = (f", estimate / median {summary.estimate / summary.median:.2f}"
@@ -235,8 +235,13 @@ def _summary_lines(summary: SubmissionSummary) -> list[str]:
     return lines
 
 
-def report_markdown(summaries: list[SubmissionSummary], changed: ChangedFiles | None = None) -> str:
-    """The pull-request comment: a verdict line, then one section per submission."""
+def report_markdown(summaries: list[SubmissionSummary], changed: ChangedFiles | None = None,
+                    held: bool = False) -> str:
+    """The pull-request comment: a verdict line, then one section per submission.
+
+    ``held``: the pull request changes more than submission folders, so no submission is called ready to merge.
+    """
+    held = held or bool(changed and (changed.other or changed.removed))
     blocked = [s for s in summaries if s.report.problems]
     lines = ["## atari5-spec: contribution check", ""]
     if changed and (changed.other or changed.removed):
@@ -254,11 +259,10 @@ def report_markdown(summaries: list[SubmissionSummary], changed: ChangedFiles | 
     elif summaries:
         verdict = (f"{len(blocked)} of {len(summaries)} submission(s) NOT ready to merge." if blocked
                    else f"{len(summaries)} submission(s) checked: " + (
-                       "no problems, but the changes above need a maintainer." if changed and
-                       (changed.other or changed.removed) else "ready to merge."))
+                       "no problems, but the changes above need a maintainer." if held else "ready to merge."))
         lines.append(verdict)
     for summary in summaries:
-        lines += [""] + _summary_lines(summary)
+        lines += [""] + _summary_lines(summary, held)
     return "\n".join(lines) + "\n"
 
 
