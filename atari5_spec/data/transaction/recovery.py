@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
 # Transactions this process holds, by package folder: apply_changes joins the one its caller opened.
 _HELD: dict[str, "Transaction"] = {}
-
-
 # Interrupted commits this process finished, by package folder: the rerun of the interrupted command succeeds.
 _FINISHED: dict[str, list[str]] = {}
 
