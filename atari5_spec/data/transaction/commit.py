@@ -10,10 +10,10 @@ import shutil
 from pathlib import Path
 
 from ..errors import InputError
-from .files import _fault, _fsync_dir, _sha256_bytes, _sha256_file, _write_durable
-from .journal import JOURNAL, STAGING_NAME, _backward, _finish, _forward, _remove_made_folders, _state
-from .lock import _acquire, _release
-from .recovery import _HELD, _recover_locked
+from .files import fault_point, fsync_folder, sha256_bytes, sha256_file, write_durable
+from .journal import JOURNAL, STAGING_NAME, undo_target, finish, apply_target, remove_made_folders, target_state
+from .lock import acquire, release
+from .recovery import HELD, recover_locked
 
 class Transaction:
     """An open change of one package: the write lock is held; :meth:`commit` writes all files or none."""
@@ -56,20 +56,20 @@ class Transaction:
             path = root / relative
             mode = path.stat().st_mode & 0o777 if path.is_file() else 0o644
             name = f"{number}"
-            _write_durable(staging / "new" / name, data, mode)
-            old = _sha256_file(path)
+            write_durable(staging / "new" / name, data, mode)
+            old = sha256_file(path)
             if old is not None:
                 try:
                     os.link(path, staging / "old" / name)
                 except OSError:  # no hard links here: a copy (fsynced) keeps the old version
-                    _write_durable(staging / "old" / name, path.read_bytes(), mode)
-            targets.append({"path": relative, "old": old, "new": _sha256_bytes(data), "staged": f"new/{name}"})
+                    write_durable(staging / "old" / name, path.read_bytes(), mode)
+            targets.append({"path": relative, "old": old, "new": sha256_bytes(data), "staged": f"new/{name}"})
         for number, (relative, source) in enumerate(new_dirs.items(), start=len(files)):
             folder = staging / "new" / f"{number}"
             if isinstance(source, dict):
                 folder.mkdir(mode=0o755)
                 for file, content in source.items():
-                    _write_durable(folder / file, content.encode("utf-8") if isinstance(content, str) else content)
+                    write_durable(folder / file, content.encode("utf-8") if isinstance(content, str) else content)
             else:
                 os.replace(source, folder)  # a prepared folder in the package: moved, not copied
                 folder.chmod(0o755)
@@ -77,27 +77,27 @@ class Transaction:
                     if file.is_file():
                         with open(file, "rb+") as handle:
                             os.fsync(handle.fileno())
-            _fsync_dir(folder)
-            targets.append({"path": relative, "old": None, "new": _sha256_file(folder), "staged": f"new/{number}"})
-        _fsync_dir(staging / "new")
-        _fsync_dir(staging)
+            fsync_folder(folder)
+            targets.append({"path": relative, "old": None, "new": sha256_file(folder), "staged": f"new/{number}"})
+        fsync_folder(staging / "new")
+        fsync_folder(staging)
         # The commit record: every target with its old and new sha256; its rename is the commit point.
         journal = {"command": self.command, "pid": os.getpid(), "made": made, "targets": targets,
                    "written": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
-        _fault("staged")
-        _write_durable(staging / (JOURNAL + ".tmp"), json.dumps(journal, indent=1).encode())
+        fault_point("staged")
+        write_durable(staging / (JOURNAL + ".tmp"), json.dumps(journal, indent=1).encode())
         os.replace(staging / (JOURNAL + ".tmp"), staging / JOURNAL)
-        _fsync_dir(staging)
+        fsync_folder(staging)
         try:
-            _fault("journal-written")
+            fault_point("journal-written")
             for number, target in enumerate(targets):
-                _forward(root, staging, target)
-                _fault(f"renamed-{number + 1}")
+                apply_target(root, staging, target)
+                fault_point(f"renamed-{number + 1}")
         except OSError as error:
             self._roll_back(targets, made, error)
         self.committed = True
         try:
-            _finish(root, staging, targets)
+            finish(root, staging, targets)
         except OSError as error:  # every file is in place; only the tidying up is left
             raise InputError(f"{error.filename or staging}: {error.strerror or error} after the change was written: "
                              "the package holds the new state; the next atari5-spec command (or `atari5-spec "
@@ -108,8 +108,8 @@ class Transaction:
         failed = []
         for target in targets:
             try:
-                if _state(self.root, target) == "new":
-                    _backward(self.root, self.staging, target)
+                if target_state(self.root, target) == "new":
+                    undo_target(self.root, self.staging, target)
             except OSError:
                 failed.append(target["path"])  # keep going: every other file is still restored
         where = error.filename or "the package"
@@ -117,7 +117,7 @@ class Transaction:
             raise InputError(f"{where}: {error.strerror or error}; the change could not be undone for "
                              f"{', '.join(failed)}: it is recorded in {self.staging} and the next atari5-spec "
                              "command (or `atari5-spec recover`) finishes it") from None
-        _remove_made_folders(self.root, made)
+        remove_made_folders(self.root, made)
         try:
             shutil.rmtree(self.staging)
         except OSError:
@@ -135,21 +135,21 @@ def package_transaction(root: Path | str, command: str, timeout: float | None = 
     """
     root = Path(root)
     key = os.path.realpath(root)
-    if key in _HELD:
-        yield _HELD[key]
+    if key in HELD:
+        yield HELD[key]
         return
-    fd = _acquire(root, command, timeout)
+    fd = acquire(root, command, timeout)
     try:
-        _fault("locked")
-        _recover_locked(root)
+        fault_point("locked")
+        recover_locked(root)
         transaction = Transaction(root, command)
-        _HELD[key] = transaction
+        HELD[key] = transaction
         try:
             yield transaction
         finally:
-            del _HELD[key]
+            del HELD[key]
             staging = root / STAGING_NAME
             if staging.exists() and not (staging / JOURNAL).exists():  # staged, never committed
                 shutil.rmtree(staging, ignore_errors=True)
     finally:
-        _release(root, fd)
+        release(root, fd)

@@ -8,7 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
-def _fault(step: str) -> None:
+def fault_point(step: str) -> None:
     """Test hook: ``ATARI5_FAULT_KILL=<step>`` ends the process at ``step``; ``ATARI5_FAULT_IO=<step>`` raises EIO."""
     if os.environ.get("ATARI5_FAULT_KILL") == step:
         os._exit(137)
@@ -16,7 +16,7 @@ def _fault(step: str) -> None:
         raise OSError(errno.EIO, f"injected I/O error at {step}")
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_folder(path: Path) -> None:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:  # some systems cannot open folders; the renames are still atomic
@@ -30,7 +30,7 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _write_durable(path: Path, data: bytes, mode: int = 0o644) -> None:
+def write_durable(path: Path, data: bytes, mode: int = 0o644) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), mode)
     try:
         view = memoryview(data)
@@ -42,18 +42,18 @@ def _write_durable(path: Path, data: bytes, mode: int = 0o644) -> None:
     os.chmod(path, mode)
 
 
-def _sha256_bytes(data: bytes) -> str:
+def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _sha256_file(path: Path) -> str | None:
+def sha256_file(path: Path) -> str | None:
     """sha256 of a regular file, of a folder's files (names and contents), None when absent."""
     if path.is_symlink() or not path.exists():
         return None
     if path.is_dir():
         digest = hashlib.sha256()
         for file in sorted(p for p in path.rglob("*") if p.is_file()):
-            digest.update(file.relative_to(path).as_posix().encode() + b"\0" + bytes.fromhex(_sha256_file(file)))
+            digest.update(file.relative_to(path).as_posix().encode() + b"\0" + bytes.fromhex(sha256_file(file)))
         return "dir:" + digest.hexdigest()
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -62,7 +62,7 @@ def _sha256_file(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-def _remove_tree(path: Path) -> None:
+def remove_tree(path: Path) -> None:
     if path.is_symlink() or path.is_file():
         path.unlink()
     elif path.exists():

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from ..errors import InputError
-from .files import _fault, _fsync_dir, _sha256_file
+from .files import fault_point, fsync_folder, sha256_file
 
 STAGING_NAME = ".atari5-transaction"
 
@@ -24,7 +24,7 @@ class RecoveryError(InputError):
     """An interrupted commit that cannot be finished or undone without a person (message says what to do)."""
 
 
-def _journal(root: Path) -> dict | None:
+def read_journal(root: Path) -> dict | None:
     path = root / STAGING_NAME / JOURNAL
     if not path.is_file():
         return None
@@ -44,15 +44,15 @@ def pending_commit(root: Path | str) -> dict | None:
     if not (root / STAGING_NAME).exists():
         return None
     try:
-        return _journal(root) or {"targets": [], "command": "?", "uncommitted": not (root / STAGING_NAME / DONE).exists(),
+        return read_journal(root) or {"targets": [], "command": "?", "uncommitted": not (root / STAGING_NAME / DONE).exists(),
                                   "complete": (root / STAGING_NAME / DONE).exists()}
     except RecoveryError as error:
         return {"targets": [], "command": "?", "unreadable": str(error)}
 
 
-def _state(root: Path, target: dict) -> str:
+def target_state(root: Path, target: dict) -> str:
     """'new', 'old' or 'other': where one target stands."""
-    current = _sha256_file(root / target["path"])
+    current = sha256_file(root / target["path"])
     if current == target["new"]:
         return "new"
     if current == target["old"]:
@@ -60,12 +60,12 @@ def _state(root: Path, target: dict) -> str:
     return "other"
 
 
-def _backup(staging: Path, target: dict) -> Path:
+def backup_path(staging: Path, target: dict) -> Path:
     """Where the old version of a replaced file is kept (a hard link or a copy)."""
     return staging / "old" / Path(target["staged"]).name
 
 
-def _forward(root: Path, staging: Path, target: dict) -> None:
+def apply_target(root: Path, staging: Path, target: dict) -> None:
     """Rename the staged new version over the target (creating missing parent folders)."""
     destination = root / target["path"]
     for folder in reversed([p for p in destination.parents if p != root and root in p.parents]):
@@ -74,7 +74,7 @@ def _forward(root: Path, staging: Path, target: dict) -> None:
     os.replace(staging / target["staged"], destination)
 
 
-def _backward(root: Path, staging: Path, target: dict) -> None:
+def undo_target(root: Path, staging: Path, target: dict) -> None:
     """Put the old version back by a rename (a target that did not exist is moved into the staging folder)."""
     destination = root / target["path"]
     if target["old"] is None:
@@ -82,10 +82,10 @@ def _backward(root: Path, staging: Path, target: dict) -> None:
         undo.mkdir(exist_ok=True)
         os.replace(destination, undo / Path(target["staged"]).name)  # removed with the staging folder
     else:
-        os.replace(_backup(staging, target), destination)
+        os.replace(backup_path(staging, target), destination)
 
 
-def _remove_made_folders(root: Path, made: list[str]) -> None:
+def remove_made_folders(root: Path, made: list[str]) -> None:
     for relative in sorted(made, key=lambda r: -r.count("/")):
         folder = root / relative
         with contextlib.suppress(OSError):
@@ -93,17 +93,17 @@ def _remove_made_folders(root: Path, made: list[str]) -> None:
                 folder.rmdir()
 
 
-def _finish(root: Path, staging: Path, targets: list[dict]) -> None:
+def finish(root: Path, staging: Path, targets: list[dict]) -> None:
     """Make the change durable, end the commit (journal removed), remove the staging folder."""
     for folder in sorted({(root / t["path"]).parent for t in targets} | {root}):
         if folder.exists():
-            _fsync_dir(folder)
-    _fault("applied")
+            fsync_folder(folder)
+    fault_point("applied")
     os.replace(staging / JOURNAL, staging / DONE)  # the end of the commit: kept until the folder is gone
-    _fsync_dir(staging)
-    _fault("journal-removed")
+    fsync_folder(staging)
+    fault_point("journal-removed")
     shutil.rmtree(staging)
-    _fsync_dir(root)
+    fsync_folder(root)
 
 
 def generation(root: Path | str) -> tuple | None:

@@ -64,7 +64,7 @@ def _timeout(timeout: float | None) -> float:
         return DEFAULT_TIMEOUT
 
 
-def _acquire(root: Path, command: str, timeout: float | None) -> int:
+def acquire(root: Path, command: str, timeout: float | None) -> int:
     """Take the package's write lock; the open descriptor holds it (closing it releases it)."""
     lock = root / LOCK_NAME
     deadline = time.monotonic() + _timeout(timeout)
@@ -111,7 +111,7 @@ def _acquire(root: Path, command: str, timeout: float | None) -> int:
                 os.ftruncate(fd, 0)
                 os.write(fd, info)
             except OSError as error:  # a full disk: leave no lock file behind
-                _release(root, fd)
+                release(root, fd)
                 raise InputError(f"{lock}: cannot write the package's write lock ({error.strerror}): free some "
                                  "space and run the command again") from None
             return fd
@@ -123,14 +123,14 @@ def _acquire(root: Path, command: str, timeout: float | None) -> int:
         time.sleep(POLL_SECONDS)
 
 
-def _release(root: Path, fd: int) -> None:
+def release(root: Path, fd: int) -> None:
     try:
         (root / LOCK_NAME).unlink(missing_ok=True)  # while still holding it: a waiter re-checks the inode
     finally:
         os.close(fd)
 
 
-def _remove_stale_lock(root: Path, announce: bool) -> None:
+def remove_stale_lock(root: Path, announce: bool) -> None:
     """Remove a lock file whose holder is gone (a live holder's lock is left alone, without waiting)."""
     if fcntl is None:  # pragma: no cover
         return

@@ -11,39 +11,39 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .files import _fsync_dir, _sha256_file
-from .journal import (DONE, STAGING_NAME, RecoveryError, _backup, _backward, _finish, _forward, _journal,
-                      _remove_made_folders, _state, generation)
-from .lock import LOCK_NAME, PackageLockedError, _acquire, _release, _remove_stale_lock
+from .files import fsync_folder, sha256_file
+from .journal import (DONE, STAGING_NAME, RecoveryError, backup_path, undo_target, finish, apply_target, read_journal,
+                      remove_made_folders, target_state, generation)
+from .lock import LOCK_NAME, PackageLockedError, acquire, release, remove_stale_lock
 
 if TYPE_CHECKING:
     from .commit import Transaction
 
 # Transactions this process holds, by package folder: apply_changes joins the one its caller opened.
-_HELD: dict[str, "Transaction"] = {}
+HELD: dict[str, "Transaction"] = {}
 # Interrupted commits this process finished, by package folder: the rerun of the interrupted command succeeds.
-_FINISHED: dict[str, list[str]] = {}
+FINISHED: dict[str, list[str]] = {}
 
 
 def _roll(root: Path, journal: dict, announce: bool) -> str:
     """Bring every target of ``journal`` to its new state, or else to its old one. Returns what was done."""
     staging = root / STAGING_NAME
     targets = journal["targets"]
-    states = {t["path"]: _state(root, t) for t in targets}
+    states = {t["path"]: target_state(root, t) for t in targets}
     odd = [path for path, state in states.items() if state == "other"]
     if odd:
         raise RecoveryError(
             f"an interrupted `{journal.get('command', '?')}` left {', '.join(odd)} matching neither its state "
             f"before nor after the change (edited meanwhile?): restore the package from version control (git "
             f"checkout), then remove {staging} and run the command again")
-    damaged = _damaged_files(staging, targets, states)
+    damaged = damaged_files(staging, targets, states)
     if damaged:
         raise RecoveryError(
             f"an interrupted `{journal.get('command', '?')}` cannot be recovered safely: "
             + "; ".join(damaged) + f". Nothing was changed. Restore the package from version control (git "
             f"checkout), then remove {staging} and run the command again")
     can_forward = all(states[t["path"]] == "new" or (staging / t["staged"]).exists() for t in targets)
-    can_backward = all(states[t["path"]] == "old" or t["old"] is None or _backup(staging, t).exists()
+    can_backward = all(states[t["path"]] == "old" or t["old"] is None or backup_path(staging, t).exists()
                        for t in targets)
     if not can_forward and not can_backward:
         raise RecoveryError(
@@ -52,16 +52,16 @@ def _roll(root: Path, journal: dict, announce: bool) -> str:
     if can_forward:
         for target in targets:
             if states[target["path"]] == "old":
-                _forward(root, staging, target)
+                apply_target(root, staging, target)
         done = "finished"
-        _FINISHED.setdefault(os.path.realpath(root), []).append(journal.get("command", ""))
+        FINISHED.setdefault(os.path.realpath(root), []).append(journal.get("command", ""))
     else:
         for target in targets:
             if states[target["path"]] == "new":
-                _backward(root, staging, target)
-        _remove_made_folders(root, journal.get("made", []))
+                undo_target(root, staging, target)
+        remove_made_folders(root, journal.get("made", []))
         done = "undone"
-    _finish(root, staging, targets)
+    finish(root, staging, targets)
     if announce:
         print(f"note: an interrupted `{journal.get('command', '?')}` (process {journal.get('pid', '?')}) was "
               f"{done} in {root}: {len(targets)} file(s) now {'changed' if done == 'finished' else 'as before'}",
@@ -69,45 +69,45 @@ def _roll(root: Path, journal: dict, announce: bool) -> str:
     return done
 
 
-def _damaged_files(staging: Path, targets: list[dict], states: dict[str, str]) -> list[str]:
+def damaged_files(staging: Path, targets: list[dict], states: dict[str, str]) -> list[str]:
     """Staged and backup files that recovery could install but whose sha256 is not the journal's (checked before
     anything is renamed, as SQLite checks its journal's checksums): one line per file."""
     damaged = []
     for target in targets:
         staged, state = staging / target["staged"], states[target["path"]]
         if state != "new" and (staged.exists() or staged.is_symlink()):
-            found = _sha256_file(staged)
+            found = sha256_file(staged)
             if found != target["new"]:
                 damaged.append(f"the staged new version of {target['path']} ({staged}) has sha256 "
                                f"{str(found)[:12]}..., not the journal's {target['new'][:12]}...")
-        backup = _backup(staging, target)
+        backup = backup_path(staging, target)
         if target["old"] is not None and state != "old" and (backup.exists() or backup.is_symlink()):
-            found = _sha256_file(backup)
+            found = sha256_file(backup)
             if found != target["old"]:
                 damaged.append(f"the kept old version of {target['path']} ({backup}) has sha256 "
                                f"{str(found)[:12]}..., not the journal's {target['old'][:12]}...")
     return damaged
 
 
-def _recover_locked(root: Path, announce: bool = True) -> str | None:
+def recover_locked(root: Path, announce: bool = True) -> str | None:
     staging = root / STAGING_NAME
     if not staging.exists() and not staging.is_symlink():
         return None
     if staging.is_symlink() or not staging.is_dir():
         raise RecoveryError(f"{staging} is not a folder: remove it (it is the write staging area of atari5-spec)")
-    journal = _journal(root)
+    journal = read_journal(root)
     if journal is None and (staging / DONE).is_file():  # complete; killed while tidying up
         with contextlib.suppress(OSError, ValueError):
             done = json.loads((staging / DONE).read_text(encoding="utf-8"))
-            _FINISHED.setdefault(os.path.realpath(root), []).append(done.get("command", ""))
+            FINISHED.setdefault(os.path.realpath(root), []).append(done.get("command", ""))
         shutil.rmtree(staging)
-        _fsync_dir(root)
+        fsync_folder(root)
         if announce:
             print(f"note: removed the staging folder of a change that was complete in {root}", file=sys.stderr)
         return "finished"
     if journal is None:  # staged but never committed: the package was not changed
         shutil.rmtree(staging)
-        _fsync_dir(root)
+        fsync_folder(root)
         if announce:
             print(f"note: removed the staging folder of an interrupted change that was never committed in {root} "
                   "(the package is unchanged)", file=sys.stderr)
@@ -117,7 +117,7 @@ def _recover_locked(root: Path, announce: bool = True) -> str | None:
 
 def finished_by_recovery(root: Path | str, command: str) -> bool:
     """Whether this process finished an interrupted commit of ``command`` in the package (its rerun is done)."""
-    return command in _FINISHED.get(os.path.realpath(root), [])
+    return command in FINISHED.get(os.path.realpath(root), [])
 
 
 def recover(root: Path | str, timeout: float | None = None, announce: bool = True) -> str | None:
@@ -130,26 +130,26 @@ def recover(root: Path | str, timeout: float | None = None, announce: bool = Tru
     root = Path(root)
     staging = root / STAGING_NAME
     if not staging.exists() and not staging.is_symlink():
-        if (root / LOCK_NAME).exists() and os.path.realpath(root) not in _HELD:
-            _remove_stale_lock(root, announce)
+        if (root / LOCK_NAME).exists() and os.path.realpath(root) not in HELD:
+            remove_stale_lock(root, announce)
         return None
-    if os.path.realpath(root) in _HELD:  # this process holds the lock: recovered when it was taken
+    if os.path.realpath(root) in HELD:  # this process holds the lock: recovered when it was taken
         return None
     try:
-        fd = _acquire(root, "recover", timeout)
+        fd = acquire(root, "recover", timeout)
     except PackageLockedError:
         raise
     except InputError as error:
         raise RecoveryError(f"the package {root} holds an interrupted change ({staging}) that cannot be finished "
                             f"here: {error}") from None
     try:
-        return _recover_locked(root, announce)
+        return recover_locked(root, announce)
     except OSError as error:
         raise RecoveryError(f"the package {root} holds an interrupted change that could not be finished "
                             f"({error.strerror or error}: {error.filename or staging}); free the disk or fix the "
                             "permissions, then run `atari5-spec recover`") from None
     finally:
-        _release(root, fd)
+        release(root, fd)
 
 
 def read_consistently(root: Path | str, read, attempts: int = 5):
