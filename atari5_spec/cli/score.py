@@ -38,7 +38,9 @@ examples:
   atari5-spec score scores.csv
   atari5-spec score --score "Battle Zone=31000" --score "Double Dunk=-1.5" \\
       --score "Name This Game=12000" --score Phoenix=8000 --score Q*bert=15000
-  atari5-spec score runs.csv --relative-to rainbow_runs.csv --json"""
+  atari5-spec score runs.csv --relative-to rainbow_runs.csv --json
+  atari5-spec score runs.csv --relative-to rainbow-noop           # a baseline from the package, by id
+  atari5-spec score runs.csv --relative-to my_baseline.csv --same-setup   # one codebase and protocol"""
 
 PREDICT_HELP = "predicted raw and normalised scores for all 57 games from the Atari-5 (or Atari-10) games"
 LEADERBOARD_HELP = "the Atari-5 score of every algorithm in the dataset, and where your agent would rank"
@@ -62,9 +64,20 @@ def add_scoring_commands(commands) -> None:
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_score_inputs(p, "the five Atari-5 games")
     p.add_argument("--relative-to", metavar="BASELINE", default=None,
-                   help="scores file of a baseline run under your own settings: also report your score divided by "
-                        "the baseline's (paper Table 5; plain ratio of medians), with a prediction interval for the "
+                   help="scores file of a baseline, or an algorithm id of the package (e.g. rainbow-noop: its "
+                        "published numbers, provenance and protocol): also report your score divided by the "
+                        "baseline's (paper Table 5; plain ratio of medians), with a prediction interval for the "
                         "ratio of the two true 57-game medians")
+    p.add_argument("--same-setup", action="store_true",
+                   help="with --relative-to: both agents ran in one codebase and protocol, so the error they share "
+                        "cancels; the ratio interval uses the same-setup calibration (docs/comparisons.md)")
+    p.add_argument("--max-episode-frames", default=None, metavar="N",
+                   help="the evaluation's episode cap in frames (standard: 108000, 30 minutes; the Nature DQN's "
+                        "5 minutes: 18000); reports whether the version's errors hold agents with that cap, and a "
+                        "ratio states no direction for a non-standard cap")
+    p.add_argument("--baseline-max-episode-frames", default=None, metavar="N",
+                   help="with --relative-to: the baseline's episode cap (default: an algorithm id's recorded cap; "
+                        "with --same-setup, --max-episode-frames)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: 0)")
     p.add_argument("--bootstrap", type=int, default=10000, metavar="N",
                    help="bootstrap resamples for the interval over seeds; 0 for none (default: 10000)")
@@ -149,7 +162,8 @@ def _pi_text(pi, estimate=None) -> str:
             f"{_number(pi.high)}" + (f" ({where})" if where else ""))
 
 
-def _score_json(result, names: dict[str, str], relative=None, baseline_source: str | None = None) -> dict:
+def _score_json(result, names: dict[str, str], relative=None, baseline_source: str | None = None,
+                own=None) -> dict:
     """The JSON object of ``atari5-spec score --json``."""
     given = list(result.games) + sorted(g for g in result.raw_means if g not in result.games)
     out = {
@@ -179,6 +193,7 @@ def _score_json(result, names: dict[str, str], relative=None, baseline_source: s
                            for name, missing in result.not_computable.items()],
         "warnings": list(result.warnings),
         "notes": list(result.notes),
+        "own_median": own._asdict() if own is not None else None,
     }
     if relative is not None:
         from ..scoring.estimate import SEED_ONLY
@@ -194,11 +209,28 @@ def _score_json(result, names: dict[str, str], relative=None, baseline_source: s
                            "interval_covers": (SEED_ONLY if relative.interval else
                                                "unknown: no seed interval for the ratio (a single seed for some game "
                                                "of either agent, or no bootstrap)"),
-                           "signature": relative.signature}
+                           "signature": relative.signature,
+                           "same_setup": relative.same_setup,
+                           "baseline_entry": _entry_json(relative.baseline_entry),
+                           "baseline_protocol": (relative.baseline.protocol._asdict()
+                                                 if relative.baseline.protocol else None)}
+        if ratio_pi is not None:
+            evidence = ratio_pi.evidence
+            out["relative"]["prediction_interval"]["evidence"] = evidence._asdict() if evidence else None
+            out["relative"]["prediction_interval"]["reasons"] = list(ratio_pi.reasons)
     return out
 
 
-def _score_text(result, names: dict[str, str]) -> list[str]:
+def _entry_json(entry) -> dict | None:
+    if entry is None:
+        return None
+    return {"algorithm_id": entry.algorithm_id, "name": entry.name, "paper": entry.paper, "year": entry.year,
+            "source_id": entry.source_id, "source_title": entry.source_title, "scores": entry.scores,
+            "provenance": entry.provenance, "protocol": entry.protocol, "protocol_note": entry.protocol_note,
+            "exclusion": entry.exclusion or None, "exclusion_note": entry.exclusion_note or None}
+
+
+def _score_text(result, names: dict[str, str], own=None) -> list[str]:
     lines = []
     if result.estimate is not None:
         lines.append(f"{result.subset} score: {_number(result.estimate)}")
@@ -221,6 +253,8 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
                          "with replacement, independently per game)")
         if result.protocol is not None:
             lines += [f"  protocol: {m}" for m in result.protocol.messages]
+        if own is not None:
+            lines.append(f"  {own.text()}")
     else:
         lines.append(f"{result.subset} score: not computable, missing "
                      + ", ".join(result.not_computable[result.subset]))
@@ -265,9 +299,21 @@ def _relative_text(relative, baseline_source: str) -> list[str]:
     ratio_pi = relative.prediction_interval
     lines = ["", f"Relative to the baseline ({baseline_source}): {relative.ratio:.3f}",
              f"  ratio = {RATIO_DEFINITION}"]
+    entry = relative.baseline_entry
+    if entry is not None:
+        lines += [f"  baseline: {entry.describe()}",
+                  f"    protocol: {entry.protocol_text()}",
+                  "    numbers: " + ", ".join(f"{g} {entry.scores[g]:g} ({entry.provenance[g]})"
+                                             for g in relative.baseline.games if g in entry.scores)]
+        if entry.exclusion:
+            lines.append(f"    note: the entry is marked {entry.exclusion}: {entry.exclusion_note}")
+    if relative.baseline.protocol is not None:
+        lines += [f"  baseline protocol: {m}" for m in relative.baseline.protocol.messages]
     if ratio_pi is not None:
-        lines += [f"  {ratio_pi.level * 100:g}% prediction interval for the ratio of the true 57-game medians: "
-                  f"{ratio_pi.low:.3f} to {ratio_pi.high:.3f}: {ratio_pi.statement}",
+        design = (" (same setup: both agents in one codebase and protocol)" if ratio_pi.design == "same setup"
+                  else "")
+        lines += [f"  {ratio_pi.level * 100:g}% prediction interval for the ratio of the true 57-game medians"
+                  f"{design}: {ratio_pi.low:.3f} to {ratio_pi.high:.3f}: {ratio_pi.statement}",
                   f"    measured coverage: {ratio_pi.coverage}", f"    seed part: {ratio_pi.seed_part}"]
     else:
         lines.append("  no prediction interval for the ratio (no calibration, or an estimate at or below 0)")
@@ -298,10 +344,35 @@ def _whole_frames(value: str) -> int:
     return frames
 
 
+def _episode_frames(value: str | None, option: str) -> int | None:
+    """An episode cap option in frames (108000, 108k, 18000)."""
+    from ..data.errors import InputError
+    from ..data.frames import parse_budget
+
+    if value is None:
+        return None
+    try:
+        return parse_budget(value)
+    except InputError as error:
+        raise InputError(f"{option}: {error}") from None
+
+
+def _baseline(value: str):
+    """--relative-to: a scores file ('-': standard input), else an algorithm id of the package."""
+    from pathlib import Path
+
+    from ..scoring.input import read_scores_file
+
+    if value == "-" or Path(value).exists() or Path(value).is_symlink() or Path(value).suffix.lower() in (
+            ".csv", ".json", ".tsv", ".txt"):
+        return read_scores_file(value)
+    return value  # relative_score reads the algorithm entry (InputError naming close ids when there is none)
+
+
 def _cmd_score(args) -> int:
     from ..data.errors import InputError
     from ..scoring.estimate import as_coefficient_set, games_table, not_computable_message, score
-    from ..scoring.input import read_scores_file
+    from ..scoring.own_median import own_median
     from ..scoring.relative import relative_score
 
     observations = _observations(args)
@@ -311,24 +382,31 @@ def _cmd_score(args) -> int:
     protocol = dict(sticky_action_probability=args.sticky_actions,
                     training_frames=None if args.frames is None else _whole_frames(args.frames))
     relative = None
+    cap = _episode_frames(args.max_episode_frames, "--max-episode-frames")
+    if args.same_setup and not args.relative_to:
+        raise InputError("--same-setup compares two agents: give the baseline with --relative-to")
+    if args.baseline_max_episode_frames is not None and not args.relative_to:
+        raise InputError("--baseline-max-episode-frames needs a baseline: give it with --relative-to")
+    result = score(observations, **settings, **protocol, partial=True, max_episode_frames=cap)
     if args.relative_to:
         if args.relative_to == "-" and args.scores == "-":
             raise InputError("standard input can hold the agent's scores or the baseline's, not both")
-        relative = relative_score(observations, read_scores_file(args.relative_to), **settings)
-        result = relative.agent
-    else:
-        result = score(observations, **settings, **protocol, partial=True)
+        relative = relative_score(observations, _baseline(args.relative_to), **settings, same_setup=args.same_setup,
+                                  max_episode_frames=cap, baseline_max_episode_frames=_episode_frames(
+                                      args.baseline_max_episode_frames, "--baseline-max-episode-frames"))
     if result.estimate is not None and not math.isfinite(result.estimate):  # no citable signature for inf
         raise InputError(f"the {result.subset} estimate of these scores is not a finite number: check the scores' "
                          "scale (raw game scores, not normalised)")
-    names = {row["game_id"]: row["name"] for row in games_table()}
+    table = games_table()
+    names = {row["game_id"]: row["name"] for row in table}
+    own = own_median(result, table)
     _warn(result.warnings)
     if relative is not None:
         _warn(f"baseline: {w}" for w in relative.baseline.warnings)
     if args.json:
-        print(json.dumps(_score_json(result, names, relative, args.relative_to), indent=2, allow_nan=False))
+        print(json.dumps(_score_json(result, names, relative, args.relative_to, own), indent=2, allow_nan=False))
     else:
-        lines = _score_text(result, names)
+        lines = _score_text(result, names, own)
         if relative is not None:
             lines += _relative_text(relative, args.relative_to)
         print("\n".join(lines))

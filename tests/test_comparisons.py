@@ -1,0 +1,244 @@
+"""Comparisons from the user's side: a direction only where it was measured, the episode cap, games below random,
+same-setup ratios, a baseline named by algorithm id, the agent's own 57-game median, protocol warnings, and the
+figures docs/comparisons.md prints."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import atari5_spec
+from atari5_spec.method.calibration import read_calibration
+from atari5_spec.method.pinned import load_coefficient_set
+from atari5_spec.scoring.signature import parse_signature
+
+ROOT = Path(__file__).resolve().parents[1]
+STRONG = {"battle_zone": 60000, "double_dunk": 10, "name_this_game": 20000, "phoenix": 30000, "qbert": 25000}
+LOW = {"battle_zone": 3000, "double_dunk": -18, "name_this_game": 3000, "phoenix": 1500, "qbert": 500}
+SEEDED = {"battle_zone": [30000, 32000, 35000], "double_dunk": [-1, 0, -2], "name_this_game": [12000, 11000, 13000],
+          "phoenix": [9000, 9500, 8000], "qbert": [15000, 16000, 14000]}
+
+
+def _arguments(scores: dict) -> list[str]:
+    return [a for g, v in scores.items() for a in ("--score", f"{g}={v}")]
+
+
+# --- 24.2: no direction without a measured guarantee -------------------------------------------------------------
+
+def test_a_direction_is_stated_only_inside_the_measured_range(run):
+    """An agent far below the range: its interval excludes 1, yet no direction is claimed, and the output says why."""
+    result = atari5_spec.relative_score(LOW, "rainbow-noop")
+    pi = result.prediction_interval
+    assert result.agent.estimate < 40 and pi.high < 1  # the interval alone would say "lower"
+    assert pi.decision == "cannot be decided here" and "lower than" not in pi.statement
+    assert any("below the range where the pair coverage was measured" in r for r in pi.reasons)
+    status, out, _ = run("score", *_arguments(LOW), "--relative-to", "rainbow-noop")
+    assert status == 0 and "cannot be decided here" in out and "EXTRAPOLATION" in out
+    assert "is lower than the baseline's" not in out
+    # both in range: the direction is stated
+    inside = atari5_spec.relative_score(STRONG, "dqn-noop").prediction_interval
+    assert inside.decision == "higher" and inside.reasons == ()
+
+
+def test_an_episode_cap_is_stated_reported_and_withholds_the_direction(run):
+    plain = atari5_spec.relative_score(STRONG, "dqn-noop").prediction_interval
+    capped = atari5_spec.relative_score(STRONG, "dqn-noop", max_episode_frames=18000)
+    assert plain.decision == "higher"
+    assert capped.prediction_interval.decision == "cannot be decided here"
+    assert (capped.prediction_interval.low, capped.prediction_interval.high) == (plain.low, plain.high)
+    assert any("18,000 frames" in r for r in capped.prediction_interval.reasons)
+    assert "NOT MEASURED" in " ".join(capped.agent.protocol.messages)  # no agent with a 5-minute cap in the data
+    # a cap the data hold (Go-Explore's 400,000 frames): its measured error is reported
+    longer = atari5_spec.score(STRONG, max_episode_frames=400000)
+    assert "measured in" in longer.protocol.messages[0] and "1 agent" in longer.protocol.messages[0]
+    assert "the standard" in atari5_spec.score(STRONG, max_episode_frames=108000).protocol.messages[0]
+    status, out, _ = run("score", *_arguments(STRONG), "--max-episode-frames", "18000")
+    assert status == 0 and "episode cap 18,000 frames" in out
+    status, out, err = run("score", *_arguments(STRONG), "--max-episode-frames", "a lot")
+    assert status == 1 and "--max-episode-frames" in err and "Traceback" not in err
+
+
+def test_a_baseline_from_the_package_brings_its_recorded_episode_cap():
+    result = atari5_spec.relative_score(STRONG, "go-explore-2021")
+    assert result.baseline_entry.max_episode_frames == 400000
+    assert result.prediction_interval.decision == "cannot be decided here"
+    assert any("the baseline was evaluated with an episode cap of 400,000" in r
+               for r in result.prediction_interval.reasons)
+
+
+def test_a_game_below_random_is_reported_with_the_measured_error_and_withholds_the_direction():
+    below = dict(STRONG, double_dunk=-30)  # random play scores -18.6
+    result = atari5_spec.score(below)
+    message = " ".join(result.protocol.messages)
+    assert "below random play on Double Dunk" in message and "clipped to 0" in message
+    # the count of such agents in the calibration, computed here independently with pandas
+    from atari5_spec.method.evaluation.agents import agent_scores
+
+    calibration = read_calibration(load_coefficient_set(None).path)
+    z = agent_scores(atari5_spec.load()).z
+    games = list(result.games)
+    agents = [r["agent"] for r in calibration.rows if r["subset"] == "Atari-5" and r["agent"] in z.index
+              and (z.loc[r["agent"], games] < 0).any()]
+    assert agents and f"{len(agents)} agent" in message
+    pi = atari5_spec.relative_score(below, "dqn-noop").prediction_interval
+    assert pi.decision in ("cannot be decided here", "cannot tell")
+    assert any("below random play" in r for r in pi.reasons)
+
+
+# --- 24.3: same-setup comparisons ---------------------------------------------------------------------------------
+
+def test_same_setup_interval_is_narrower_signed_apart_and_measured_on_one_paper_pairs(run):
+    default = atari5_spec.relative_score(STRONG, "dqn-noop")
+    same = atari5_spec.relative_score(STRONG, "dqn-noop", same_setup=True)
+    assert same.ratio == default.ratio and same.same_setup
+    d, s = default.prediction_interval, same.prediction_interval
+    assert s.low < same.ratio < s.high and s.design == "same setup"
+    assert s.high / s.low < d.high / d.low  # shared error cancels
+    assert "one paper" in s.coverage and "leave-one-paper-out" in s.coverage
+    assert s.evidence.papers >= 2 and s.evidence.runs >= s.evidence.papers and s.evidence.low <= s.evidence.coverage
+    assert parse_signature(same.signature).label == "Atari-5 same-setup ratio"
+    assert parse_signature(default.signature).label == "Atari-5 ratio"
+    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", "dqn-noop", "--same-setup")
+    assert status == 0 and "(same setup: both agents in one codebase and protocol)" in out
+    status, _, err = run("score", *_arguments(STRONG), "--same-setup")
+    assert status == 1 and "--relative-to" in err
+
+
+def test_same_setup_seed_part_widens_the_interval():
+    seeded = atari5_spec.relative_score(SEEDED, {g: [v * 0.9 for v in runs] for g, runs in SEEDED.items()},
+                                        same_setup=True, n_bootstrap=2000)
+    single = atari5_spec.relative_score({g: float(np.mean(v)) for g, v in SEEDED.items()},
+                                        {g: float(np.mean(v)) * 0.9 for g, v in SEEDED.items()}, same_setup=True)
+    a, b = seeded.prediction_interval, single.prediction_interval
+    assert a.high / a.low > b.high / b.low and "seed interval included" in a.seed_part
+    assert b.seed_part.startswith("unknown")
+
+
+def test_same_setup_model_is_measured_leave_one_paper_out_and_stays_finite():
+    from atari5_spec.method.pairs import pair_agents, same_setup_model
+
+    agents = pair_agents(read_calibration(load_coefficient_set(None).path), "Atari-5")
+    model = same_setup_model(agents, 0.95)
+    assert model.n_papers >= 2 and math.isfinite(model.half_width) and model.df == model.n_runs - model.n_papers
+    for paper in {a.paper for a in agents}:
+        held = same_setup_model(agents, 0.95, exclude_paper=paper)
+        assert held is not None and math.isfinite(held.half_width)
+    # one paper with two runs is enough for a finite interval (t with 1 degree of freedom); one run is not
+    paper = next(p for p in sorted({a.paper for a in agents}) if len({a.run for a in agents if a.paper == p}) >= 2)
+    first = next(a for a in agents if a.paper == paper)
+    second = next(a for a in agents if a.paper == paper and a.run != first.run)
+    tiny = same_setup_model([first, second], 0.95)
+    assert tiny.df == 1 and math.isfinite(tiny.half_width)
+    assert same_setup_model([first], 0.95) is None
+
+
+# --- 27.4: a baseline by algorithm id, the agent's own median ------------------------------------------------------
+
+def test_relative_to_an_algorithm_id_prints_its_provenance_and_protocol(run):
+    result = atari5_spec.relative_score(STRONG, "rainbow-noop")
+    entry = result.baseline_entry
+    assert entry.algorithm_id == "rainbow-noop" and entry.max_episode_frames == 108000
+    data = atari5_spec.load()
+    rows = data.scores[(data.scores["algorithm_id"] == "rainbow-noop") & data.scores["use_in_fit"]]
+    for game in result.baseline.games:
+        assert entry.scores[game] == float(rows.loc[rows["game_id"] == game, "score"].iloc[0])
+    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", "rainbow-noop")
+    assert status == 0 and "Rainbow: Combining Improvements" in out and "max_episode_frames 108000" in out
+    assert "RAINBOW" in out  # the file each number came from
+    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", "rainbow-noop", "--json")
+    relative = json.loads(out)["relative"]
+    assert relative["baseline_entry"]["algorithm_id"] == "rainbow-noop"
+    assert relative["prediction_interval"]["evidence"]["papers"] > 1
+    status, _, err = run("score", *_arguments(STRONG), "--relative-to", "rainbow-nop")
+    assert status == 1 and "did you mean" in err and "rainbow-noop" in err and "Traceback" not in err
+
+
+def _published_rows(algorithm_id: str):
+    data = atari5_spec.load()
+    rows = data.scores[(data.scores["algorithm_id"] == algorithm_id) & data.scores["use_in_fit"]]
+    games = data.games.set_index("game_id")
+    rows = rows[rows["game_id"].map(games["in_57"]).astype(bool)].drop_duplicates("game_id")
+    z = 100 * (rows["score"].to_numpy() - games.loc[rows["game_id"], "random_score"].to_numpy()) / (
+        games.loc[rows["game_id"], "human_score"].to_numpy() - games.loc[rows["game_id"], "random_score"].to_numpy())
+    return rows, float(np.median(z))
+
+
+def test_score_prints_the_agents_own_median_with_40_games_or_more(tmp_path, run):
+    rows, median = _published_rows("rainbow-noop")
+    assert len(rows) >= 56
+    path = tmp_path / "rainbow.csv"
+    path.write_text("game,score\n" + "".join(f"{g},{s}\n" for g, s in zip(rows["game_id"], rows["score"])))
+    status, out, _ = run("score", str(path))
+    assert status == 0 and f"your agent's own 57-game median: {median:,.1f} over {len(rows)} of the 57" in out
+    assert abs(median - 227.0) < 0.05  # the Rainbow median of the paper's Table 3
+    status, out, _ = run("score", str(path), "--json")
+    own = json.loads(out)["own_median"]
+    assert own["n_games"] == len(rows) and abs(own["median"] - median) < 1e-9
+    estimate = json.loads(out)["estimate"]
+    assert abs(own["ratio"] - (1 + estimate) / (1 + median)) < 1e-12
+    others = [(g, s) for g, s in zip(rows["game_id"], rows["score"]) if g not in STRONG][:34]
+    few = tmp_path / "few.csv"  # 39 of the 57: no median
+    few.write_text("game,score\n" + "".join(f"{g},{s}\n" for g, s in others + list(STRONG.items())))
+    status, out, _ = run("score", str(few))
+    assert status == 0 and "own 57-game median" not in out
+
+
+# --- 27.5: protocol warnings ------------------------------------------------------------------------------------------
+
+def test_game_ids_that_disagree_or_contradict_the_sticky_option_are_warned_about(run):
+    mixed = ["--score", "ALE/BattleZone-v5=35000", "--score", "DoubleDunkNoFrameskip-v4=-1",
+             "--score", "ALE/NameThisGame-v5=12000", "--score", "ALE/Phoenix-v5=9000", "--score", "ALE/Qbert-v5=15000"]
+    status, _, err = run("score", *mixed)
+    assert status == 0 and "the game ids disagree about the protocol" in err and "DoubleDunkNoFrameskip-v4" in err
+    v5 = [a.replace("DoubleDunkNoFrameskip-v4", "ALE/DoubleDunk-v5") for a in mixed]
+    status, _, err = run("score", *v5, "--sticky-actions", "0")
+    assert status == 0 and "--sticky-actions 0 contradicts the game id" in err
+    status, _, err = run("score", *v5, "--sticky-actions", "0.25")
+    assert "contradicts" not in err and "disagree" not in err
+    result = atari5_spec.score({"ALE/BattleZone-v5": 35000, "DoubleDunkNoFrameskip-v4": -1, "name_this_game": 12000,
+                                "phoenix": 9000, "qbert": 15000})
+    assert any("disagree" in w for w in result.warnings)
+
+
+def test_the_score_path_with_a_capped_below_random_agent_does_not_import_pandas():
+    arguments = _arguments(dict(STRONG, double_dunk=-30)) + ["--max-episode-frames", "18000"]
+    code = ("import sys\nfrom atari5_spec.cli import main\ncode = main(sys.argv[1:])\n"
+            "assert 'pandas' not in sys.modules, 'pandas was imported'\nraise SystemExit(code)")
+    done = subprocess.run([sys.executable, "-c", code, "score", *arguments, "--relative-to", "dqn-noop",
+                           "--same-setup"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+# --- 24.4: the figures of docs/comparisons.md ----------------------------------------------------------------------
+
+def test_docs_comparison_figures_are_what_the_code_computes():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import update_comparison_docs
+    finally:
+        sys.path.pop(0)
+    assert update_comparison_docs.main(["--check"]) == 0
+
+
+def test_the_stale_shared_error_claim_is_gone_and_the_new_one_is_computed():
+    from atari5_spec.method.pair_evaluation import shared_error, two_paper_bands
+    from atari5_spec.method.pairs import pair_agents
+
+    agents = pair_agents(read_calibration(load_coefficient_set(None).path), "Atari-5")
+    shared = shared_error(agents)
+    assert shared.one_paper[1] < shared.two_papers[1] and shared.icc > 0
+    bands = two_paper_bands(agents)
+    decided, n = bands.bands[0]
+    for path in (ROOT / "README.md", ROOT / "docs" / "out-of-sample.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "0.071 for one paper against 0.065" not in text and "share no more error" not in text
+    text = (ROOT / "docs" / "comparisons.md").read_text(encoding="utf-8")
+    assert f"{shared.one_paper[1]:.3f}" in text and f"{shared.two_papers[1]:.3f}" in text
+    assert f"{shared.icc:.2f}" in text and f"{decided}/{n} ({decided / n:.0%})" in text
+    assert "comparisons.md" in (ROOT / "docs" / "out-of-sample.md").read_text(encoding="utf-8")
