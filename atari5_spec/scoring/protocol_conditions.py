@@ -28,7 +28,7 @@ from ..data.errors import InputError
 from ..method.pairs import STANDARD_EPISODE_FRAMES
 
 __all__ = ["implied_sticky", "game_id_warnings", "check_episode_frames", "episode_cap_reason", "episode_cap_message",
-           "below_random_games", "below_random_message", "with_conditions", "STANDARD_EPISODE_FRAMES"]
+           "below_random_games", "below_random_message", "with_conditions", "episode_caps", "agents_below_random", "STANDARD_EPISODE_FRAMES"]
 
 
 def implied_sticky(name: str) -> tuple[float, str] | None:
@@ -76,7 +76,7 @@ def check_episode_frames(value) -> int | None:
     return int(value)
 
 
-def _caps(root: Path | None) -> dict[str, int]:
+def episode_caps(root: Path | None) -> dict[str, int]:
     with (package_root(root) / "data" / "algorithms.csv").open(newline="", encoding="utf-8") as handle:
         return {r["algorithm_id"]: int(float(r["max_episode_frames"])) for r in csv.DictReader(handle)
                 if r.get("max_episode_frames")}
@@ -111,7 +111,7 @@ def episode_cap_message(cap: int | None, calibration, subset: str, root: Path | 
             "estimate does not know")
     if calibration is None:
         return text + "; the error there is not measured (no calibration)"
-    caps = _caps(root)
+    caps = episode_caps(root)
     rows = [r for r in calibration.rows if r["subset"] == subset and caps.get(r.get("algorithm_id", "")) == cap]
     if not rows:
         return text + (f"; no agent in the version's errors ({calibration.name}) was evaluated with this cap: the "
@@ -124,7 +124,7 @@ def below_random_games(normalised: Mapping[str, float], games: Sequence[str]) ->
     return {g: normalised[g] for g in games if g in normalised and normalised[g] < 0}
 
 
-def _agents_below_random(games: Sequence[str], constants: Mapping[str, tuple[float, float]],
+def agents_below_random(games: Sequence[str], constants: Mapping[str, tuple[float, float]],
                          root: Path | None) -> set[str]:
     """Agents of the data (an algorithm's published numbers: its id; its learning curves at a budget:
     ``<id>@<budget>``, the mean over seeds) with a score below random play on one of ``games`` (csv only)."""
@@ -158,7 +158,7 @@ def below_random_message(below: Mapping[str, float], calibration, subset: str, g
             "to 0), so how far below does not reach the estimate")
     if calibration is None:
         return text + "; the error there is not measured (no calibration)"
-    below_agents = _agents_below_random(games, constants, root)
+    below_agents = agents_below_random(games, constants, root)
     rows = [r for r in calibration.rows if r["subset"] == subset and r["agent"] in below_agents]
     if not rows:
         return text + (f"; no agent in the version's errors ({calibration.name}) has a below-random game of "
