@@ -242,3 +242,24 @@ def test_the_stale_shared_error_claim_is_gone_and_the_new_one_is_computed():
     assert f"{shared.one_paper[1]:.3f}" in text and f"{shared.two_papers[1]:.3f}" in text
     assert f"{shared.icc:.2f}" in text and f"{decided}/{n} ({decided / n:.0%})" in text
     assert "comparisons.md" in (ROOT / "docs" / "out-of-sample.md").read_text(encoding="utf-8")
+
+
+# --- a submission folder states its protocol ------------------------------------------------------------------------
+
+def test_a_submission_folder_brings_its_scores_and_protocol(tmp_path, run):
+    folder = ROOT / "contributions" / "ppo-dreamerv3"
+    status, out, _ = run("score", str(folder))
+    assert status == 0 and "sticky-action probability 0.25" in out and "episode cap 108,000 frames" in out
+    calibration = read_calibration(load_coefficient_set(None).path)
+    true = next(float(r["true_median"]) for r in calibration.rows if r["agent"] == "ppo-dreamerv3")
+    assert f"your agent's own 57-game median: {true:,.1f}" in out  # the calibration's true median, recomputed
+    capped = tmp_path / "ppo-dreamerv3"
+    import shutil
+
+    shutil.copytree(folder, capped)
+    metadata = capped / "metadata.yaml"
+    metadata.write_text(metadata.read_text(encoding="utf-8").replace("max_episode_frames: 108000",
+                                                                     "max_episode_frames: 18000"), encoding="utf-8")
+    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", str(capped), "--json")
+    pi = json.loads(out)["relative"]["prediction_interval"]
+    assert status == 0 and any("the baseline was evaluated with an episode cap of 18,000" in r for r in pi["reasons"])

@@ -112,11 +112,45 @@ def add_scoring_commands(commands) -> None:
 
 # --- shared --------------------------------------------------------------------------------------------------
 
+def submission_input(path: str):
+    """(observations, protocol) of a submission folder (contributions/<id>/: metadata.yaml and scores.csv), read
+    through the contribution gate, or None when ``path`` is not a folder. The runs' final scores (one per seed)
+    when the submission has them, else its per-game numbers; the protocol as its metadata states it (what
+    ``contribute check`` reads: sticky actions, training frames, the episode cap)."""
+    from pathlib import Path
+
+    from ..data.errors import InputError
+    from ..scoring.input import Observation
+
+    folder = Path(path)
+    if path == "-" or not folder.is_dir() or folder.is_symlink():
+        return None
+    from ..contributions.reading import read_submission
+    from ..data.loading import load
+    from ..data.validation import format_problems
+
+    submission, problems = read_submission(folder, load(), check_ids=False)
+    if submission is None:
+        raise InputError(f"{path}: not a readable submission folder:\n{format_problems(problems)}")
+    finals = [s for s in submission.scores if s.kind == "seed"] or [s for s in submission.scores
+                                                                     if s.kind == "published"]
+    label = f"{folder.name}/scores.csv"
+    observations = [Observation(s.game_id, s.score, None if s.seed is None else str(s.seed),
+                                f"{label}, line {s.line}") for s in finals]
+    stated = submission.metadata.get("protocol") or {}
+    return observations, {k: stated.get(k) for k in ("sticky_action_probability", "training_frames",
+                                                     "max_episode_frames")}
+
+
 def _observations(args, required: bool = True):
     from ..data.errors import InputError
     from ..scoring.input import observations_from_arguments, read_scores_file
 
-    observations = read_scores_file(args.scores) if args.scores else []
+    submission = submission_input(args.scores) if args.scores else None
+    if submission is not None:
+        observations, args.submission_protocol = submission
+    else:
+        observations = read_scores_file(args.scores) if args.scores else []
     observations += observations_from_arguments(args.score)
     if required and not observations:
         raise InputError("no scores: give a CSV/JSON file, '-' for standard input, or --score GAME=VALUE")
@@ -358,15 +392,19 @@ def _episode_frames(value: str | None, option: str) -> int | None:
 
 
 def _baseline(value: str):
-    """--relative-to: a scores file ('-': standard input), else an algorithm id of the package."""
+    """--relative-to: (scores, episode cap or None): a submission folder, a scores file ('-': standard input), else
+    an algorithm id of the package."""
     from pathlib import Path
 
     from ..scoring.input import read_scores_file
 
+    submission = submission_input(value)
+    if submission is not None:  # a submission folder: its scores; its cap is the baseline's unless stated
+        return submission[0], submission[1].get("max_episode_frames")
     if value == "-" or Path(value).exists() or Path(value).is_symlink() or Path(value).suffix.lower() in (
             ".csv", ".json", ".tsv", ".txt"):
-        return read_scores_file(value)
-    return value  # relative_score reads the algorithm entry (InputError naming close ids when there is none)
+        return read_scores_file(value), None
+    return value, None  # relative_score reads the algorithm entry (InputError naming close ids when there is none)
 
 
 def _cmd_score(args) -> int:
@@ -379,10 +417,14 @@ def _cmd_score(args) -> int:
     coefficients = as_coefficient_set(args.coefficients)
     settings = dict(subset=args.subset, coefficients=coefficients, n_bootstrap=args.bootstrap,
                     confidence=args.confidence, seed=args.seed)
-    protocol = dict(sticky_action_probability=args.sticky_actions,
-                    training_frames=None if args.frames is None else _whole_frames(args.frames))
+    stated = getattr(args, "submission_protocol", None) or {}  # a submission folder's metadata; options win
+    protocol = dict(sticky_action_probability=args.sticky_actions if args.sticky_actions is not None
+                    else stated.get("sticky_action_probability"),
+                    training_frames=_whole_frames(args.frames) if args.frames is not None
+                    else stated.get("training_frames"))
     relative = None
     cap = _episode_frames(args.max_episode_frames, "--max-episode-frames")
+    cap = cap if cap is not None else stated.get("max_episode_frames")
     if args.same_setup and not args.relative_to:
         raise InputError("--same-setup compares two agents: give the baseline with --relative-to")
     if args.baseline_max_episode_frames is not None and not args.relative_to:
@@ -391,9 +433,11 @@ def _cmd_score(args) -> int:
     if args.relative_to:
         if args.relative_to == "-" and args.scores == "-":
             raise InputError("standard input can hold the agent's scores or the baseline's, not both")
-        relative = relative_score(observations, _baseline(args.relative_to), **settings, same_setup=args.same_setup,
-                                  max_episode_frames=cap, baseline_max_episode_frames=_episode_frames(
-                                      args.baseline_max_episode_frames, "--baseline-max-episode-frames"))
+        baseline, baseline_cap = _baseline(args.relative_to)
+        stated_cap = _episode_frames(args.baseline_max_episode_frames, "--baseline-max-episode-frames")
+        relative = relative_score(observations, baseline, **settings, same_setup=args.same_setup,
+                                  max_episode_frames=cap,
+                                  baseline_max_episode_frames=stated_cap if stated_cap is not None else baseline_cap)
     if result.estimate is not None and not math.isfinite(result.estimate):  # no citable signature for inf
         raise InputError(f"the {result.subset} estimate of these scores is not a finite number: check the scores' "
                          "scale (raw game scores, not normalised)")
