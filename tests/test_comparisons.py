@@ -102,7 +102,9 @@ def test_same_setup_interval_is_narrower_signed_apart_and_measured_on_one_paper_
     assert s.high / s.low < d.high / d.low  # shared error cancels
     assert "one paper" in s.coverage and "leave-one-paper-out" in s.coverage
     assert s.evidence.papers >= 2 and s.evidence.runs >= s.evidence.papers and s.evidence.low <= s.evidence.coverage
-    assert parse_signature(same.signature).label == "Atari-5 same-setup ratio"
+    parsed = parse_signature(same.signature)
+    assert (parsed.label, parsed.subset, parsed.kind) == ("Atari-5 same-setup ratio", "Atari-5", "same-setup ratio")
+    assert str(parsed) == same.signature
     assert parse_signature(default.signature).label == "Atari-5 ratio"
     status, out, _ = run("score", *_arguments(STRONG), "--relative-to", "dqn-noop", "--same-setup")
     assert status == 0 and "(same setup: both agents in one codebase and protocol)" in out

@@ -186,6 +186,7 @@ def parse_signature(text: str) -> Signature:
     for suffix in KIND_SUFFIXES:
         if label.endswith(" " + suffix):
             subset, kind = label[: -len(suffix) - 1], suffix
+            break
     coefficients, digest = _versioned(text, "coef", values["coef"])
     calibration = calibration_digest = None
     if "cal" in values:
