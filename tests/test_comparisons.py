@@ -157,6 +157,9 @@ def test_relative_to_an_algorithm_id_prints_its_provenance_and_protocol(run):
     relative = json.loads(out)["relative"]
     assert relative["baseline_entry"]["algorithm_id"] == "rainbow-noop"
     assert relative["prediction_interval"]["evidence"]["papers"] > 1
+    many = atari5_spec.relative_scores({"strong": STRONG, "low": LOW}, "rainbow-noop", n_bootstrap=0)
+    assert many["strong"].baseline_entry == entry and many["strong"].ratio == result.ratio
+    assert many["low"].prediction_interval.decision == "cannot be decided here"
     status, _, err = run("score", *_arguments(STRONG), "--relative-to", "rainbow-nop")
     assert status == 1 and "did you mean" in err and "rainbow-noop" in err and "Traceback" not in err
 
@@ -179,6 +182,7 @@ def test_score_prints_the_agents_own_median_with_40_games_or_more(tmp_path, run)
     status, out, _ = run("score", str(path))
     assert status == 0 and f"your agent's own 57-game median: {median:,.1f} over {len(rows)} of the 57" in out
     assert abs(median - 227.0) < 0.05  # the Rainbow median of the paper's Table 3
+    assert atari5_spec.own_median(atari5_spec.score(dict(zip(rows["game_id"], rows["score"])))).median == median
     status, out, _ = run("score", str(path), "--json")
     own = json.loads(out)["own_median"]
     assert own["n_games"] == len(rows) and abs(own["median"] - median) < 1e-9

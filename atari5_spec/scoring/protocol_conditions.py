@@ -174,13 +174,15 @@ def with_conditions(result, names: Sequence[str], sticky: float | None, max_epis
 
     warnings = list(result.warnings) + game_id_warnings(names, sticky)
     messages = []
+    below = below_random_games(result.normalised, result.games) if result.estimate is not None else {}
+    if max_episode_frames is None and not below:
+        return result._replace(warnings=tuple(warnings))
     calibration = read_calibration(coefficients.path)
     root = Path(coefficients.path).parent.parent
     root = root if (root / "datapackage.json").is_file() else None
     cap = episode_cap_message(max_episode_frames, calibration, result.subset, root)
     if cap:
         messages.append(cap)
-    below = below_random_games(result.normalised, result.games) if result.estimate is not None else {}
     if below:
         messages.append(below_random_message(below, calibration, result.subset, result.games, game_names or {}, root,
                                              coefficients.constants))
