@@ -160,6 +160,8 @@ def test_relative_to_an_algorithm_id_prints_its_provenance_and_protocol(run):
     many = atari5_spec.relative_scores({"strong": STRONG, "low": LOW}, "rainbow-noop", n_bootstrap=0)
     assert many["strong"].baseline_entry == entry and many["strong"].ratio == result.ratio
     assert many["low"].prediction_interval.decision == "cannot be decided here"
+    status, out, err = run("score", *_arguments(STRONG), "--relative-to", "rainbow")  # an incomplete duplicate
+    assert status == 1 and "try --relative-to rainbow-noop" in err and "marked duplicate" in out
     status, _, err = run("score", *_arguments(STRONG), "--relative-to", "rainbow-nop")
     assert status == 1 and "did you mean" in err and "rainbow-noop" in err and "Traceback" not in err
 

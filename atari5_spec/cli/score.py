@@ -323,11 +323,18 @@ def _score_text(result, names: dict[str, str], own=None) -> list[str]:
     return lines
 
 
+def _see_also(entry) -> list[str]:
+    if entry is None or not entry.exclusion:
+        return []
+    return [f"  the entry is marked {entry.exclusion}: {entry.exclusion_note}"
+            + (f" (--relative-to {entry.see_also[0]})" if entry.see_also else "")]
+
+
 def _relative_text(relative, baseline_source: str) -> list[str]:
     subset = relative.agent.subset
     if relative.ratio is None:
         return ["", f"Relative to {baseline_source}: not computable, the baseline lacks "
-                + ", ".join(relative.baseline.not_computable.get(subset, ()))]
+                + ", ".join(relative.baseline.not_computable.get(subset, ()))] + _see_also(relative.baseline_entry)
     from ..scoring.relative import RATIO_DEFINITION
 
     ratio_pi = relative.prediction_interval
@@ -457,8 +464,10 @@ def _cmd_score(args) -> int:
     if result.estimate is None:
         raise InputError(not_computable_message(result))
     if relative is not None and relative.ratio is None:
+        entry = relative.baseline_entry
         raise InputError(f"the baseline ({args.relative_to}) lacks "
-                         f"{', '.join(relative.baseline.not_computable.get(result.subset, ()))}")
+                         f"{', '.join(relative.baseline.not_computable.get(result.subset, ()))}"
+                         + (f"; try --relative-to {entry.see_also[0]}" if entry and entry.see_also else ""))
     return 0
 
 

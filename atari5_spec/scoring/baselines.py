@@ -12,6 +12,7 @@ Plain csv reading (no pandas): ``score`` must start fast.
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -40,6 +41,7 @@ class BaselineEntry(NamedTuple):
     protocol_note: str
     exclusion: str               # why the entry stays out of fits ('' when it does not)
     exclusion_note: str
+    see_also: tuple[str, ...] = ()  # algorithm ids the exclusion note names (a duplicate's better entry)
 
     @property
     def max_episode_frames(self) -> int | None:
@@ -94,8 +96,11 @@ def algorithm_baseline(algorithm_id: str, root: Path | None = None) -> BaselineE
         raise InputError(f"algorithm {algorithm_id!r} has no per-game scores in the package")
     sources = {r["source_id"]: r for r in _rows(folder / "sources.csv")}
     source = sources.get(entry["source_id"], {})
+    note = entry.get("exclusion_note", "") or ""
+    see_also = tuple(dict.fromkeys(word for word in re.findall(r"[a-z0-9][a-z0-9-]*[a-z0-9]", note)
+                                   if word in algorithms and word != algorithm_id))
     return BaselineEntry(
         algorithm_id, entry["name"], entry["paper_title"] or source.get("title", ""), entry["year"],
         entry["source_id"], source.get("title", ""), scores, provenance,
         {k: entry[k] for k in PROTOCOL_FIELDS if entry.get(k)}, entry.get("protocol_note", ""),
-        entry.get("exclusion", ""), entry.get("exclusion_note", ""))
+        entry.get("exclusion", ""), note, see_also)
