@@ -271,3 +271,23 @@ def test_a_submission_folder_brings_its_scores_and_protocol(tmp_path, run):
     status, out, _ = run("score", *_arguments(STRONG), "--relative-to", str(capped), "--json")
     pi = json.loads(out)["relative"]["prediction_interval"]
     assert status == 0 and any("the baseline was evaluated with an episode cap of 18,000" in r for r in pi["reasons"])
+
+
+def test_the_coverage_interval_respects_clustering_by_paper():
+    """Misses concentrated in one paper make the interval wider than a binomial one over pairs; full coverage
+    claims no more than the papers can show."""
+    from scipy.stats import beta
+
+    from atari5_spec.method.pairs import clustered_proportion
+
+    papers = np.repeat(np.arange(10), 20)  # 10 papers, 20 one-paper pairs each
+    clustered = np.ones(200, bool)
+    clustered[:10] = False                  # every miss in paper 0
+    spread = np.ones(200, bool)
+    spread[::20] = False                    # one miss in each paper
+    low_c, high_c, n_c = clustered_proportion(clustered, papers, papers, 10)
+    low_s, high_s, n_s = clustered_proportion(spread, papers, papers, 10)
+    binomial = beta.ppf(0.025, 190, 11)
+    assert low_c < binomial and n_c < n_s and high_c - low_c > high_s - low_s
+    low, high, n = clustered_proportion(np.ones(200, bool), papers, papers, 10)
+    assert n == 10 and high == 1.0 and abs(low - beta.ppf(0.025, 10, 1)) < 1e-9
