@@ -25,7 +25,9 @@ whose games are missing are listed with what they need.
 
 Scores: a CSV file (columns game, score and optionally seed), a JSON file
 ({"game": score}, {"game": [per-seed scores]} or a list of records), '-' for
-standard input, and/or --score GAME=VALUE (VALUE may be v1,v2,... for seeds).
+standard input, a submission folder (contributions/<id>/: its scores and the
+protocol its metadata states), and/or --score GAME=VALUE (VALUE may be
+v1,v2,... for seeds).
 Games in any spelling: battle_zone, "Battle Zone", ALE/BattleZone-v5,
 BattleZoneNoFrameskip-v4, Q*bert, ...
 
@@ -49,7 +51,8 @@ LEADERBOARD_HELP = "the Atari-5 score of every algorithm in the dataset, and whe
 def _add_score_inputs(parser: argparse.ArgumentParser, required_games: str,
                       subset_help: str = "subset to report (default: Atari-5)") -> None:
     parser.add_argument("scores", nargs="?", default=None,
-                        help="CSV or JSON file of raw scores (columns game, score[, seed]); '-' reads standard input")
+                        help="CSV or JSON file of raw scores (columns game, score[, seed]), or a submission folder "
+                             "(contributions/<id>/); '-' reads standard input")
     parser.add_argument("--score", action="append", default=[], metavar="GAME=VALUE",
                         help=f"a raw score, repeatable ({required_games}); VALUE may be v1,v2,... for several seeds")
     parser.add_argument("--subset", default="Atari-5", help=subset_help)
