@@ -70,7 +70,8 @@ class RatioInterval(NamedTuple):
     low: float
     high: float
     level: float
-    decision: str             # 'higher', 'lower', or 'cannot tell' (the interval holds 1)
+    decision: str             # 'higher', 'lower', 'cannot tell' (the interval holds 1), or 'cannot be decided here' (it
+                              # excludes 1, but an agent is where the pair coverage was not measured: see reasons)
     statement: str            # the decision in words, with the level
     coverage: str             # measured coverage on pairs of agents the version did not see
     calibration: str
