@@ -291,3 +291,10 @@ def test_the_coverage_interval_respects_clustering_by_paper():
     assert low_c < binomial and n_c < n_s and high_c - low_c > high_s - low_s
     low, high, n = clustered_proportion(np.ones(200, bool), papers, papers, 10)
     assert n == 10 and high == 1.0 and abs(low - beta.ppf(0.025, 10, 1)) < 1e-9
+
+
+def test_a_folder_that_is_not_a_submission_is_refused_naming_what_is_missing(tmp_path, run):
+    status, out, err = run("score", str(tmp_path))
+    assert status == 1 and out == "" and "metadata.yaml" in err and "scores.csv" in err and "Traceback" not in err
+    status, _, err = run("score", *_arguments(STRONG), "--relative-to", str(tmp_path / "no" / "such"))
+    assert status == 1 and "neither a scores file nor an algorithm id" in err
