@@ -190,6 +190,11 @@ def test_score_prints_the_agents_own_median_with_40_games_or_more(tmp_path, run)
     assert own["n_games"] == len(rows) and abs(own["median"] - median) < 1e-9
     estimate = json.loads(out)["estimate"]
     assert abs(own["ratio"] - (1 + estimate) / (1 + median)) < 1e-12
+    without_qbert = tmp_path / "no-qbert.csv"  # no Atari-5 score, yet 56 games: the median is still printed
+    without_qbert.write_text("game,score\n" + "".join(f"{g},{s}\n" for g, s in zip(rows["game_id"], rows["score"])
+                                                      if g != "qbert"))
+    status, out, _ = run("score", str(without_qbert))
+    assert status == 1 and "Atari-5 score: not computable" in out and "own 57-game median" in out
     others = [(g, s) for g, s in zip(rows["game_id"], rows["score"]) if g not in STRONG][:34]
     few = tmp_path / "few.csv"  # 39 of the 57: no median
     few.write_text("game,score\n" + "".join(f"{g},{s}\n" for g, s in others + list(STRONG.items())))

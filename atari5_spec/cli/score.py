@@ -295,6 +295,8 @@ def _score_text(result, names: dict[str, str], own=None) -> list[str]:
     else:
         lines.append(f"{result.subset} score: not computable, missing "
                      + ", ".join(result.not_computable[result.subset]))
+        if own is not None:
+            lines.append(f"  {own.text()}")
     given = list(g for g in result.games if g in result.raw_means)
     given += sorted(g for g in result.raw_means if g not in result.games)
     lines += ["", f"  {'game':<20} {'raw score':>14} {'seeds':>6} {'normalised':>12}"]
