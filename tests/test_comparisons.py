@@ -219,10 +219,11 @@ def test_game_ids_that_disagree_or_contradict_the_sticky_option_are_warned_about
     assert any("disagree" in w for w in result.warnings)
 
 
-def test_the_score_path_with_a_capped_below_random_agent_does_not_import_pandas():
+def test_the_score_path_with_a_capped_below_random_agent_does_not_import_pandas_or_scipy():
     arguments = _arguments(dict(STRONG, double_dunk=-30)) + ["--max-episode-frames", "18000"]
     code = ("import sys\nfrom atari5_spec.cli import main\ncode = main(sys.argv[1:])\n"
-            "assert 'pandas' not in sys.modules, 'pandas was imported'\nraise SystemExit(code)")
+            "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
+            "assert 'scipy' not in sys.modules, 'scipy was imported'\nraise SystemExit(code)")
     done = subprocess.run([sys.executable, "-c", code, "score", *arguments, "--relative-to", "dqn-noop",
                            "--same-setup"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -303,3 +304,16 @@ def test_a_folder_that_is_not_a_submission_is_refused_naming_what_is_missing(tmp
     assert status == 1 and out == "" and "metadata.yaml" in err and "scores.csv" in err and "Traceback" not in err
     status, _, err = run("score", *_arguments(STRONG), "--relative-to", str(tmp_path / "no" / "such"))
     assert status == 1 and "neither a scores file nor an algorithm id" in err
+
+
+def test_plain_python_t_and_beta_quantiles_equal_scipys():
+    from scipy import stats
+
+    from atari5_spec.method.distributions import beta_quantile, t_quantile
+
+    for df in (1, 2, 3, 5, 31, 46, 1000):
+        for q in (0.025, 0.5, 0.9, 0.975, 0.995):
+            assert abs(t_quantile(q, df) - stats.t.ppf(q, df)) < 1e-8
+    for a, b in ((1, 1), (27.1, 1.9), (2470.2, 80.3), (0.5, 3), (190, 11)):
+        for q in (0.001, 0.025, 0.5, 0.975):
+            assert abs(beta_quantile(q, a, b) - stats.beta.ppf(q, a, b)) < 1e-10

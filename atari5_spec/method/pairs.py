@@ -29,7 +29,7 @@ effective number of pairs (Korn & Graubard 1998), the design effect from a
 bootstrap over papers (pinned seed), never more than the pairs and never fewer
 than the papers (when every pair is covered, the papers).
 
-No pandas here: ``score --relative-to`` must start fast.
+No pandas and no scipy here (:mod:`.distributions`): ``score --relative-to`` must start fast.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ import math
 from typing import NamedTuple, Sequence
 
 import numpy as np
+
+from .distributions import beta_quantile, t_quantile
 
 __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",
            "two_paper_half_widths", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
@@ -101,10 +103,8 @@ def measured_range(agents: Sequence[PairAgent]) -> MeasuredRange | None:
 
 
 def t_two_sided(df: float, level: float) -> float:
-    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom (scipy, imported here only)."""
-    from scipy.special import stdtrit
-
-    return float(stdtrit(df, 1.0 - (1.0 - level) / 2.0))
+    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom."""
+    return t_quantile(1.0 - (1.0 - level) / 2.0, df)
 
 
 class SameSetupModel(NamedTuple):
@@ -188,8 +188,6 @@ def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndar
     A bootstrap over papers (a paper drawn k times weighs its one-paper pairs k times and its pairs with a paper
     drawn l times k l times) gives the variance; its ratio to the binomial variance is the design effect; the
     Clopper-Pearson interval is taken on n / design effect pairs, bounded by [papers, pairs]."""
-    from scipy.special import betaincinv
-
     n = len(covered)
     if n == 0:
         return math.nan, math.nan, 0.0
@@ -214,8 +212,8 @@ def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndar
         effective = float(used)
     effective = min(max(effective, float(used)), float(n))
     x = p * effective
-    low = 0.0 if x <= 0 else float(betaincinv(x, effective - x + 1, 0.025))
-    high = 1.0 if x >= effective else float(betaincinv(x + 1, effective - x, 0.975))
+    low = 0.0 if x <= 0 else beta_quantile(0.025, x, effective - x + 1)
+    high = 1.0 if x >= effective else beta_quantile(0.975, x + 1, effective - x)
     return low, high, effective
 
 
