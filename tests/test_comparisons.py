@@ -317,3 +317,18 @@ def test_plain_python_t_and_beta_quantiles_equal_scipys():
     for a, b in ((1, 1), (27.1, 1.9), (2470.2, 80.3), (0.5, 3), (190, 11)):
         for q in (0.001, 0.025, 0.5, 0.975):
             assert abs(beta_quantile(q, a, b) - stats.beta.ppf(q, a, b)) < 1e-10
+
+
+def test_evaluate_designs_publishes_the_same_setup_comparison(run):
+    from atari5_spec.method.pair_evaluation import chosen_design, same_setup_designs
+    from atari5_spec.method.pairs import pair_agents
+
+    agents = pair_agents(read_calibration(load_coefficient_set(None).path), "Atari-5")
+    chosen = chosen_design(same_setup_designs(agents))
+    status, out, _ = run("evaluate", "--designs")
+    assert status == 0 and f"**{chosen}**" in out and "decided, true ratio 1.3-2x" in out
+    # the rule: the chosen design covers at least 95% of one-paper pairs, and no eligible design is narrower
+    results = [r for r in same_setup_designs(agents) if r.pairs == "one paper"]
+    mine = next(r for r in results if r.design == chosen)
+    assert mine.evidence.covered >= 0.95 * mine.evidence.n
+    assert all(r.median_width >= mine.median_width for r in results if r.evidence.covered >= 0.95 * r.evidence.n)
