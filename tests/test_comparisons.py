@@ -332,3 +332,14 @@ def test_evaluate_designs_publishes_the_same_setup_comparison(run):
     mine = next(r for r in results if r.design == chosen)
     assert mine.evidence.covered >= 0.95 * mine.evidence.n
     assert all(r.median_width >= mine.median_width for r in results if r.evidence.covered >= 0.95 * r.evidence.n)
+
+
+def test_a_direction_on_an_interval_that_under_covered_says_so():
+    """Atari-3's same-setup interval covers fewer than 95% of the measured one-paper pairs: its statement says it."""
+    result = atari5_spec.relative_score(STRONG, "dqn-noop", subset="Atari-3", same_setup=True)
+    pi = result.prediction_interval
+    evidence = pi.evidence
+    assert pi.decision == "higher"
+    assert (evidence.coverage < 0.95) == ("less than 95%" in pi.statement)
+    full = atari5_spec.relative_score(STRONG, "dqn-noop", same_setup=True).prediction_interval
+    assert full.evidence.coverage >= 0.95 and "less than" not in full.statement

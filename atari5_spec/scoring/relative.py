@@ -269,6 +269,9 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
                  "or no bootstrap)")
     if reasons:
         coverage = "; ".join(reasons) + ": NOT MEASURED there; " + coverage
+    if decision in ("higher", "lower") and evidence is not None and evidence.coverage < level:
+        statement += (f"; but this interval held the true ratio for only {evidence.coverage:.1%} of the measured "
+                      f"pairs, less than {percent}")
     return RatioInterval(low, high, level, decision, statement, coverage, a.calibration, seeds,
                          rule=SAME_SETUP_RULE if same_setup else TWO_PAPER_RULE, reasons=reasons,
                          design="same setup" if same_setup else "two papers", evidence=evidence)
