@@ -34,7 +34,7 @@ from .pairs import (
 )
 
 __all__ = ["BANDS", "SAME_SETUP_DESIGNS", "DesignResult", "same_setup_designs", "chosen_design", "two_paper_bands",
-           "shared_error", "SharedError", "comparison_markdown"]
+           "shared_error", "SharedError", "comparison_markdown", "subsets_markdown"]
 
 LEVEL = 0.95
 # bands of the true ratio (larger / smaller median) that the decision rates are reported in
@@ -173,6 +173,31 @@ def shared_error(agents: Sequence[PairAgent]) -> SharedError:
                        (len(two), float(np.median(two))), paper_variance / (paper_variance + within), n, k)
 
 
+def subsets_markdown(calibration, level: float = LEVEL) -> str:
+    """Per subset of the calibration: the default interval on two-paper pairs and the same-setup interval
+    (leave-one-paper-out) on one-paper pairs, with their evidence and widths."""
+    from .pairs import same_setup_evidence
+
+    lines = [f"Calibration `{calibration.name}`, {level:.0%} ratio intervals, every subset it holds (the same-setup "
+             "design was chosen on Atari-5; on another subset its coverage is what this table measures):", "",
+             "| subset | interval | pairs | covered | 95% interval (clustered by paper) | runs | papers | "
+             "median width (high / low) |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    for subset in dict.fromkeys(r["subset"] for r in calibration.rows):
+        agents = pair_agents(calibration, subset)
+        if len(agents) < 2:
+            continue
+        default = two_paper_bands(agents, level)
+        same = same_setup_evidence(agents, level)
+        model = same_setup_model(agents, level)
+        rows = [("default (two papers)", "two papers", default.evidence, default.median_width)]
+        if same is not None and model is not None:
+            rows.append(("same setup", "one paper", same, 10.0 ** (2 * model.half_width)))
+        for label, pairs, e, width in rows:
+            lines.append(f"| {subset} | {label} | {pairs} | {e.covered}/{e.n} ({e.coverage:.1%}) | "
+                         f"{e.low:.0%}-{e.high:.0%} | {e.runs} | {e.papers} | {width:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def _bands_text(bands) -> list[str]:
     return [f"{d}/{n} ({d / n:.0%})" if n else "-" for d, n in bands]
 
@@ -204,6 +229,7 @@ def comparison_markdown(calibration, subset: str = "Atari-5", level: float = LEV
               f"pairs): **{chosen or 'none'}**."]
     blocks["same-setup"] = "\n".join(lines) + "\n"
     shared = shared_error(agents)
+    blocks["subsets"] = subsets_markdown(calibration, level)
     blocks["shared-error"] = "\n".join([
         f"Calibration `{calibration.name}`, {subset}, {shared.n_agents} in-range agents from {shared.n_papers} papers:",
         "", "| pairs | n | median \\|pair error\\| (log10) |", "|---|---:|---:|",
