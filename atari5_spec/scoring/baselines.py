@@ -80,9 +80,12 @@ def algorithm_baseline(algorithm_id: str, root: Path | None = None) -> BaselineE
         import difflib
 
         close = difflib.get_close_matches(algorithm_id, list(algorithms), n=3, cutoff=0.6)
-        raise InputError(f"{algorithm_id!r} is neither a scores file nor an algorithm id of the package"
+        path_like = "/" in algorithm_id or "\\" in algorithm_id or Path(algorithm_id).suffix != ""
+        raise InputError(f"{algorithm_id!r} is neither an existing scores file nor an algorithm id of the package"
                          + (f"; did you mean {', '.join(close)}?" if close else
-                            " (`atari5-spec leaderboard` lists the algorithms)"))
+                            " (`atari5-spec leaderboard` lists the algorithms)")
+                         + ("; from Python, read a scores file with atari5_spec.scoring.input.read_scores_file(path)"
+                            if path_like else ""))
     rows = _rows(folder / "scores.csv")
     superseded = {r["supersedes"] for r in rows if r["supersedes"]}
     mine = [r for r in rows if r["algorithm_id"] == algorithm_id and r["score_id"] not in superseded]
