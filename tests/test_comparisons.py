@@ -303,7 +303,7 @@ def test_a_folder_that_is_not_a_submission_is_refused_naming_what_is_missing(tmp
     status, out, err = run("score", str(tmp_path))
     assert status == 1 and out == "" and "metadata.yaml" in err and "scores.csv" in err and "Traceback" not in err
     status, _, err = run("score", *_arguments(STRONG), "--relative-to", str(tmp_path / "no" / "such"))
-    assert status == 1 and "neither a scores file nor an algorithm id" in err
+    assert status == 1 and "neither an existing scores file nor an algorithm id" in err
 
 
 def test_plain_python_t_and_beta_quantiles_equal_scipys():
