@@ -49,7 +49,7 @@ def edges_markdown(calibration, coefficients, root: Path) -> str:
     lines += [f"Agents with an episode cap other than {STANDARD_EPISODE_FRAMES:,} frames: {len(capped)}"
               + (":" if capped else " (every other agent states the standard cap or none)."), ""]
     if capped:
-        lines += [f"| agent | cap (frames) | estimate | true median | (1 + estimate) / (1 + true median) |",
+        lines += ["| agent | cap (frames) | estimate | true median | (1 + estimate) / (1 + true median) |",
                   "|---|---:|---:|---:|---:|"]
         lines += [f"| {r['agent']} | {caps[r['algorithm_id']]:,} | {float(r['estimate']):,.1f} | "
                   f"{float(r['true_median']):,.1f} | {float(r['ratio']):.2f} |" for r in capped]

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import atari5_spec
 from atari5_spec.method.calibration import read_calibration

@@ -205,15 +205,16 @@ def _bands_text(bands) -> list[str]:
 def _row(r: DesignResult) -> str:
     e = r.evidence
     return (f"| {r.design} | {r.pairs} | {e.covered}/{e.n} ({e.coverage:.1%}) | {e.low:.0%}-{e.high:.0%} | "
-            f"{e.runs} | {e.papers} | {r.median_width:.2f} | " + " | ".join(_bands_text(r.bands)) + f" | {r.wrong_way} |")
+            f"{e.runs} | {e.papers} | {r.median_width:.2f} | " + " | ".join(_bands_text(r.bands))
+            + f" | {r.wrong_way} |")
 
 
 def comparison_markdown(calibration, subset: str = "Atari-5", level: float = LEVEL) -> dict[str, str]:
     """The generated blocks of docs/comparisons.md: name -> markdown."""
     agents = pair_agents(calibration, subset)
     band_names = [name for name, _, _ in BANDS]
-    header = ("| design | pairs | covered | 95% interval (clustered by paper) | runs | papers | median width (high / low) "
-              "| " + " | ".join(f"decided, true ratio {b}" for b in band_names) + " | wrong way |")
+    header = ("| design | pairs | covered | 95% interval (clustered by paper) | runs | papers | "
+              "median width (high / low) | " + " | ".join(f"decided, true ratio {b}" for b in band_names) + " | wrong way |")
     rule = "|---|---|---:|---:|---:|---:|---:|" + "---:|" * len(band_names) + "---:|"
     default = two_paper_bands(agents, level)
     blocks = {"two-papers": "\n".join([

@@ -181,7 +181,8 @@ class Evidence(NamedTuple):
 
 
 def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndarray, n_papers: int,
-                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
+                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+                         ) -> tuple[float, float, float]:
     """(low, high, effective n): a 95% interval for the proportion of ``covered`` pairs (paper codes ``first``,
     ``second``, equal for a pair from one paper), respecting clustering by paper.
 

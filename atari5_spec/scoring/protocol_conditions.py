@@ -28,7 +28,8 @@ from ..data.errors import InputError
 from ..method.pairs import STANDARD_EPISODE_FRAMES
 
 __all__ = ["implied_sticky", "game_id_warnings", "check_episode_frames", "episode_cap_reason", "episode_cap_message",
-           "below_random_games", "below_random_message", "with_conditions", "episode_caps", "agents_below_random", "STANDARD_EPISODE_FRAMES"]
+           "below_random_games", "below_random_message", "with_conditions", "episode_caps", "agents_below_random",
+           "STANDARD_EPISODE_FRAMES"]
 
 
 def implied_sticky(name: str) -> tuple[float, str] | None:
@@ -142,7 +143,8 @@ def agents_below_random(games: Sequence[str], constants: Mapping[str, tuple[floa
         with path.open(newline="", encoding="utf-8") as handle:
             for r in csv.DictReader(handle):
                 if r["game_id"] in games:
-                    sums.setdefault((r["algorithm_id"], r["training_frames"], r["game_id"]), []).append(float(r["score"]))
+                    key = (r["algorithm_id"], r["training_frames"], r["game_id"])
+                    sums.setdefault(key, []).append(float(r["score"]))
     for (algorithm, frames, game), values in sums.items():
         if sum(values) / len(values) < constants[game][0]:
             below.add(f"{algorithm}@{format_frames(int(float(frames)))}")
