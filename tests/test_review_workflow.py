@@ -313,3 +313,14 @@ def test_the_comment_is_updated_in_place_and_never_one_a_person_wrote(tmp_path):
     assert posted["action"] == "create" and posted["body"] == marker + "\n## review\n"
     (posted,) = _run_github_script(script, env, tmp_path, [forged, own])
     assert posted["action"] == "update" and posted["comment_id"] == 2
+
+
+def test_a_review_that_cannot_be_built_still_posts_needs_a_maintainer_and_fails(github):
+    author = github / "author"
+    _git(author, "checkout", "-q", "--orphan", "unrelated")  # no history in common with the base
+    (author / "x.txt").write_text("x\n", encoding="utf-8")
+    head = _push_pull_request(github)
+    run = run_workflow(github, head)
+    (comment,) = run["comments"]
+    assert "Verdict: needs a maintainer.** The review could not be built (exit status 1)" in comment
+    assert run["statuses"][-1][1] == 1
