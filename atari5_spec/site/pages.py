@@ -1,0 +1,230 @@
+"""What each page of the site shows, as plain values: the leaderboard, an algorithm, a game, the sources.
+
+The leaderboard rows are :func:`atari5_spec.leaderboard`'s own rows: the
+unfiltered table (``default``) and the tables filtered by sticky actions
+(yes, no, unknown), whose union holds every entry a protocol filter can show
+(short training budgets, such as Atari 100k, come back under a filter, as in
+the command line). Each row's sticky group is the filter call that returned
+it, so the page's filters and ``atari5-spec leaderboard`` cannot disagree.
+The interval and signature of a row are :func:`~atari5_spec.scoring.estimate.score_runs`
+on the same five scores.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data.frames import format_frames
+from ..method import training
+from ..method.pinned import CoefficientSet
+from ..scoring.estimate import published_extremes, score_runs
+from ..scoring.ranking import MIN_GAMES_FOR_MEDIAN, SHORT_BUDGET, leaderboard
+
+__all__ = ["leaderboard_rows", "algorithm_pages", "game_pages", "source_rows", "number", "STICKY_GROUPS"]
+
+STICKY_GROUPS = ("yes", "no", "unknown")
+
+
+def number(value, places: int = 1) -> str:
+    """As the command line prints numbers: thousands separators, ``places`` decimals, '-' for none."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "-"
+    return f"{float(value):,.{places}f}"
+
+
+def _plain(value):
+    """A JSON-able Python value (None for missing)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def _ranked_scores(dataset, games) -> pd.DataFrame:
+    """Per algorithm, its raw score on each of ``games``: the rows the leaderboard ranks (short budgets included)."""
+    algorithms = dataset.algorithms.assign(exclusion=dataset.algorithms["exclusion"].where(
+        dataset.algorithms["exclusion"] != SHORT_BUDGET, pd.NA))
+    rows = training.candidate_rows(dataset.scores, algorithms, dataset.games)
+    pairs = rows[rows["game_id"].isin(games)].groupby(["algorithm_id", "game_id"])["score"].first()
+    return pairs.unstack().reindex(columns=list(games)).dropna()
+
+
+def _scored(raw: pd.Series, subset: str, coefficients: CoefficientSet, extremes) -> dict[str, Any]:
+    """Estimate, prediction interval and signature of one algorithm's five scores, as `score` gives them."""
+    result = score_runs({g: (float(v),) for g, v in raw.items()}, subset, coefficients, 0, 0.95, 0, extremes)
+    pi = result.prediction_interval
+    finite = pi is not None and math.isfinite(pi.low) and math.isfinite(pi.high)
+    return {"estimate": result.estimate, "low": pi.low if finite else None, "high": pi.high if finite else None,
+            "range": pi.range if pi else None, "signature": result.signature}
+
+
+def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari-5") -> tuple[list[dict], Any]:
+    """Every row any leaderboard filter can show, best first, and the unfiltered board (for its signature)."""
+    default = leaderboard(dataset=dataset, coefficients=coefficients, subset=subset)
+    in_default = {r.algorithm_id for r in default.rows}
+    by_id, sticky_of = {}, {}
+    for group in STICKY_GROUPS:
+        for row in leaderboard(dataset=dataset, coefficients=coefficients, subset=subset, sticky=group).rows:
+            by_id[row.algorithm_id] = row
+            sticky_of[row.algorithm_id] = group
+    raw = _ranked_scores(dataset, coefficients.subsets[default.subset].games)
+    extremes = published_extremes(dataset.root)
+    algorithms = dataset.algorithms.set_index("algorithm_id")
+    sources = dataset.sources.set_index("source_id")["title"].astype(str)
+    out = []
+    for row in sorted(by_id.values(), key=lambda r: (-r.estimate, r.algorithm_id)):
+        meta = algorithms.loc[row.algorithm_id]
+        scored = _scored(raw.loc[row.algorithm_id], default.subset, coefficients, extremes)
+        if not math.isclose(scored["estimate"], row.estimate, rel_tol=0, abs_tol=0):
+            raise AssertionError(f"{row.algorithm_id}: the site's estimate differs from the leaderboard's")
+        frames = _plain(row.training_frames)
+        source_id = _plain(meta["source_id"])
+        out.append({
+            "id": row.algorithm_id, "name": row.name, "kind": row.kind,
+            "estimate": row.estimate, "low": scored["low"], "high": scored["high"], "range": scored["range"],
+            "signature": scored["signature"], "median": row.median, "n_games": row.n_games,
+            "regime": _plain(row.regime), "frames": None if frames is None else int(frames),
+            "frames_label": None if frames is None else format_frames(int(frames)),
+            "sticky": sticky_of[row.algorithm_id], "sticky_probability": _plain(row.sticky_action_probability),
+            "statistic": _plain(row.statistic), "seeds": _plain(row.seeds), "year": _plain(meta["year"]),
+            "source_id": source_id, "source": sources.get(source_id, source_id) if source_id else None,
+            "default": row.algorithm_id in in_default})
+    return out, default
+
+
+def _normalised(raw: float, random: float | None, human: float | None) -> float | None:
+    if random is None or human is None or human == random:
+        return None
+    return 100.0 * (raw - random) / (human - random)
+
+
+def _budget_points(budget: pd.DataFrame, games: pd.DataFrame, model, coefficients: CoefficientSet) -> list[dict]:
+    """Per training budget: the median normalised score over the canonical games (with >= MIN_GAMES_FOR_MEDIAN)
+    and the Atari-5 estimate (with its five games), each from the seeds' mean raw score per game."""
+    from ..scoring.estimate import subset_estimate
+
+    constants = games.set_index("game_id")[["random_score", "human_score", "in_57"]]
+    points = []
+    for frames, part in budget.groupby("training_frames", sort=True):
+        means = part.groupby("game_id")["score"].mean()
+        z = [_normalised(float(v), _plain(constants.loc[g, "random_score"]), _plain(constants.loc[g, "human_score"]))
+             for g, v in means.items() if g in constants.index and bool(constants.loc[g, "in_57"])]
+        z = [v for v in z if v is not None]
+        median = float(np.median(z)) if len(z) >= MIN_GAMES_FOR_MEDIAN else None
+        estimate = (float(subset_estimate({g: float(means[g]) for g in model.games}, model, coefficients.constants))
+                    if all(g in means.index for g in model.games) else None)
+        points.append({"frames": int(frames), "label": format_frames(int(frames)), "median": median,
+                       "estimate": estimate, "n_games": len(z)})
+    return points
+
+
+def algorithm_pages(dataset, coefficients: CoefficientSet, rows: list[dict], subset: str = "Atari-5") -> list[dict]:
+    """One dict per algorithm: protocol, every score row with its provenance, seeds, budget curve, estimate."""
+    model = coefficients.subsets[subset]
+    games = dataset.games.set_index("game_id")
+    sources = dataset.sources.set_index("source_id")
+    ranked = {r["id"]: r for r in rows}
+    superseded = set(dataset.scores["supersedes"].dropna().astype(int))
+    scores = dataset.scores.sort_values(["algorithm_id", "game_id", "score_id"])
+    seeds = dataset.seed_scores if dataset.seed_scores is not None else pd.DataFrame(columns=["algorithm_id"])
+    budget = dataset.budget_scores if dataset.budget_scores is not None else pd.DataFrame(columns=["algorithm_id"])
+    score_groups = dict(tuple(scores.groupby("algorithm_id", sort=True)))
+    seed_groups = dict(tuple(seeds.groupby("algorithm_id", sort=True)))
+    budget_groups = dict(tuple(budget.groupby("algorithm_id", sort=True)))
+    protocol_columns = [c for c in dataset.algorithms.columns if c not in ("algorithm_id", "name")]
+    pages = []
+    for _, meta in dataset.algorithms.sort_values("algorithm_id").iterrows():
+        algorithm_id = str(meta["algorithm_id"])
+        score_rows = []
+        for _, s in score_groups.get(algorithm_id, pd.DataFrame()).iterrows():
+            g = str(s["game_id"])
+            random = _plain(games.loc[g, "random_score"]) if g in games.index else None
+            human = _plain(games.loc[g, "human_score"]) if g in games.index else None
+            source_id = str(s["source_id"])
+            source = sources.loc[source_id] if source_id in sources.index else None
+            score_rows.append({
+                "score_id": int(s["score_id"]), "game_id": g,
+                "game": str(games.loc[g, "name"]) if g in games.index else g,
+                "raw": number(s["score"], 2), "raw_value": _plain(s["raw_value"]),
+                "normalised": number(_normalised(float(s["score"]), random, human)),
+                "source_id": source_id, "licence": _plain(source["licence"]) if source is not None else None,
+                "provenance": _plain(s["provenance"]), "used": bool(s["use_in_fit"])
+                and int(s["score_id"]) not in superseded, "in_subset": g in model.games})
+        seed_rows = []
+        for g, part in seed_groups.get(algorithm_id, pd.DataFrame(columns=["game_id"])).groupby("game_id", sort=True):
+            values = part["score"].astype(float)
+            seed_rows.append({"game_id": str(g), "game": str(games.loc[g, "name"]) if g in games.index else str(g),
+                              "n": int(len(values)), "mean": number(values.mean(), 2), "min": number(values.min(), 2),
+                              "max": number(values.max(), 2),
+                              "sources": sorted({str(v) for v in part["source_id"]})})
+        part = budget_groups.get(algorithm_id)
+        curve = _budget_points(part, dataset.games, model, coefficients) if part is not None else []
+        protocol = [(c, _plain(meta[c])) for c in protocol_columns]
+        pages.append({"id": algorithm_id, "name": str(meta["name"]), "protocol": protocol, "scores": score_rows,
+                      "seeds": seed_rows, "curve": curve, "ranked": ranked.get(algorithm_id),
+                      "n_used": sum(r["used"] for r in score_rows)})
+    return pages
+
+
+def game_pages(dataset, coefficients_sets: list[CoefficientSet], irt_items: pd.DataFrame | None,
+               published_irt: pd.DataFrame | None) -> list[dict]:
+    """One dict per game: constants, every algorithm's score (the rows fits may use), coefficients per subset
+    in each pinned version, the item-response difficulty (this package's fit and the IRT paper's table)."""
+    rows = training.candidate_rows(dataset.scores, dataset.algorithms, dataset.games)
+    pairs = rows.groupby(["game_id", "algorithm_id"])["score"].first()
+    names = dataset.algorithms.set_index("algorithm_id")["name"].astype(str)
+    pages = []
+    for _, g in dataset.games.sort_values("game_id").iterrows():
+        game_id = str(g["game_id"])
+        random, human = _plain(g["random_score"]), _plain(g["human_score"])
+        scores = []
+        if game_id in pairs.index.get_level_values(0):
+            for algorithm_id, value in pairs.loc[game_id].sort_values(ascending=False).items():
+                scores.append({"id": str(algorithm_id), "name": names.get(algorithm_id, algorithm_id),
+                               "raw": number(value, 2), "normalised": number(_normalised(float(value), random, human))})
+        weights = []
+        for cs in coefficients_sets:
+            for name, model in cs.subsets.items():
+                if game_id in model.games:
+                    weights.append({"version": cs.version, "subset": name,
+                                    "coefficient": f"{model.coefficients[model.games.index(game_id)]:.6f}"})
+        irt = None
+        if irt_items is not None and game_id in irt_items.index:
+            item = irt_items.loc[game_id]
+            irt = {"difficulty": number(_plain(item["difficulty"]), 3),
+                   "se": number(_plain(item.get("difficulty_se")), 3),
+                   "discrimination": number(_plain(item.get("discrimination")), 3)}
+        published = None
+        if published_irt is not None and game_id in published_irt.index:
+            item = published_irt.loc[game_id]
+            published = {"difficulty": number(_plain(item["difficulty"]), 3),
+                         "discrimination": number(_plain(item["discrimination"]), 3)}
+        constants = [(c, _plain(g[c])) for c in dataset.games.columns if c not in ("game_id", "name")]
+        pages.append({"id": game_id, "name": str(g["name"]), "constants": constants, "scores": scores,
+                      "weights": weights, "irt": irt, "published_irt": published})
+    return pages
+
+
+def source_rows(dataset) -> list[dict]:
+    """data/sources.csv with how many score rows each holds."""
+    counts = dataset.scores["source_id"].value_counts()
+    out = []
+    for _, s in dataset.sources.sort_values("source_id").iterrows():
+        row = {c: _plain(s[c]) for c in dataset.sources.columns}
+        row["n_scores"] = int(counts.get(s["source_id"], 0))
+        repository, commit, path = row.get("repository"), row.get("commit"), row.get("repository_path") or row.get(
+            "upstream_file")
+        row["url"] = (f"https://github.com/{repository}/tree/{commit}" if repository and commit and "/" in repository
+                      and " " not in repository else None)
+        row["path"] = path
+        out.append(row)
+    return out

@@ -1,0 +1,42 @@
+"""HTML from the templates: Jinja2 with autoescaping, each page's data inlined as JSON, Markdown as HTML.
+
+Names come from contributions, so everything is escaped unless marked safe:
+autoescaping for HTML, :func:`inline_json` for data inside ``<script>``
+(``<``, ``>``, ``&`` and every non-ASCII character, U+2028 and U+2029
+included, written as ``\\uXXXX``: the text can neither close the element nor
+break a line), and Markdown rendered with raw HTML disabled.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+__all__ = ["environment", "inline_json", "markdown_html", "TEMPLATES", "STATIC"]
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+def inline_json(value) -> Markup:
+    """JSON safe inside ``<script type="application/json">``: no '<', '>', '&' or non-ASCII character as is."""
+    text = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def markdown_html(text: str) -> Markup:
+    """CommonMark with tables; raw HTML in the text is shown as text, never passed through."""
+    from markdown_it import MarkdownIt
+
+    return Markup(MarkdownIt("commonmark", {"html": False}).enable("table").render(text))
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             keep_trailing_newline=True)
+    env.filters["json"] = inline_json
+    return env

@@ -1,0 +1,126 @@
+"""The browser scorer's constants and interval rules, taken from the Python objects at build time.
+
+score.html computes ``atari5-spec score`` for one value per game in the
+browser. Nothing here is typed in: the games, weights and normalisation
+constants come from the pinned coefficient version; the interval's half-width,
+its range label, the calibration's coverage sentence and the signature come
+from :func:`atari5_spec.scoring.estimate.score_runs` itself, run on probe
+scores whose estimate lies in each of the calibration's ranges; the protocol
+sentences come from :func:`~atari5_spec.scoring.estimate.protocol_check` for
+every sticky-action probability and training budget in the data. The script
+then only evaluates the pinned formula and ``phi^-1(phi(estimate) -+ q)`` with
+the band's ``q``; tests/test_site_browser.py compares it with the Python API
+and the command line over many inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..data.frames import format_frames
+from ..method.calibration import IN_RANGE_MIN, read_calibration
+from ..method.pinned import CoefficientSet
+from ..scoring.estimate import REPORTED_SUBSETS, protocol_check, score_runs, subset_estimate
+
+__all__ = ["scorer_data", "MAIN_SUBSET", "LEVEL"]
+
+MAIN_SUBSET = "Atari-5"
+LEVEL = 0.95  # the level `atari5-spec score` prints by default
+
+
+def _runs_for_estimate(model, constants, target: float) -> dict[str, tuple[float]]:
+    """One raw score per game, every game at the same normalised score, whose estimate is ``target``."""
+    def raw(z):
+        return {g: (constants[g][0] + (constants[g][1] - constants[g][0]) * z / 100.0,) for g in model.games}
+
+    def estimate(z):
+        return float(subset_estimate({g: v[0] for g, v in raw(z).items()}, model, constants))
+
+    low, high = 0.0, 1.0
+    while estimate(high) < target and high < 1e12:
+        high *= 2.0
+    for _ in range(200):
+        middle = (low + high) / 2.0
+        low, high = (middle, high) if estimate(middle) < target else (low, middle)
+    return raw(high)
+
+
+def _band_edges(calibration) -> list[float]:
+    """The estimates where the calibration's range changes (in-range rule: the inclusion rule's 40)."""
+    if calibration is None:
+        return []
+    below = math.nextafter(IN_RANGE_MIN, -math.inf)
+    return [IN_RANGE_MIN] if calibration.group(IN_RANGE_MIN) != calibration.group(below) else []
+
+
+def _bands(model, coefficients: CoefficientSet, calibration) -> list[dict[str, Any]]:
+    """Highest first: from which estimate on the band applies (None: every lower estimate), and what the Python
+    scorer gives there (range label, half-width in log10(1 + z), calibration, coverage, signature)."""
+    edges = _band_edges(calibration)
+    starts = sorted(edges, reverse=True) + [None]
+    bands = []
+    for i, start in enumerate(starts):
+        upper = starts[i - 1] if i else None
+        if start is None:
+            probe = (upper / 2.0) if upper is not None else 100.0
+        else:
+            probe = start * 2.0 if upper is None else (start + upper) / 2.0
+        runs = _runs_for_estimate(model, coefficients.constants, probe)
+        result = score_runs(runs, model.name, coefficients, 0, LEVEL, 0, {})
+        pi = result.prediction_interval
+        bands.append({
+            "from": start, "signature": result.signature,
+            "range": pi.range if pi else None,
+            "half_width": None if pi is None or not math.isfinite(pi.log_half_width) else pi.log_half_width,
+            "calibration": pi.calibration if pi else None, "n_errors": pi.n_errors if pi else None,
+            "coverage": pi.coverage if pi else None, "seed_part": pi.seed_part if pi else None,
+            "level": pi.level if pi else None, "level_label": f"{pi.level * 100:g}" if pi else None})
+        if start is not None:  # the edge itself belongs to this band, the number below it to the next
+            for value, expected in ((start, pi.range if pi else None), (math.nextafter(start, -math.inf), None)):
+                check = score_runs(_runs_for_estimate(model, coefficients.constants, value), model.name,
+                                   coefficients, 0, LEVEL, 0, {}).prediction_interval
+                if expected is not None and check is not None and check.range != expected:
+                    raise AssertionError(f"{model.name}: the calibration's range at {value} is {check.range}, "
+                                         f"not {expected}")
+    return bands
+
+
+def _protocol_options(dataset, coefficients: CoefficientSet, calibration) -> dict[str, Any]:
+    """The sticky-action probabilities and training budgets found in the data, each with the sentence
+    ``atari5-spec score --sticky-actions P`` (``--frames N``) prints for it."""
+    algorithms = dataset.algorithms
+    sticky = sorted({float(v) for v in algorithms["sticky_action_probability"].dropna()})
+    frames = {int(v) for v in algorithms["training_frames"].dropna()}
+    if calibration is not None:
+        frames |= {int(float(r["budget"])) for r in calibration.rows if r.get("budget")}
+    version = coefficients.version
+    return {
+        "sticky": [{"value": p, "label": f"{p:g}",
+                    "messages": list(protocol_check(MAIN_SUBSET, calibration, version, p, None, "as given").messages)}
+                   for p in sticky],
+        "frames": [{"value": f, "label": format_frames(f),
+                    "messages": list(protocol_check(MAIN_SUBSET, calibration, version, None, f, "as given").messages)}
+                   for f in sorted(frames)],
+    }
+
+
+def scorer_data(dataset, coefficients: CoefficientSet) -> dict[str, Any]:
+    """Everything score.html needs, as plain JSON-able values."""
+    calibration = read_calibration(coefficients.path)
+    main = coefficients.subsets[MAIN_SUBSET]
+    names = dataset.games.set_index("game_id")["name"].astype(str)
+    subsets = []
+    for name in [MAIN_SUBSET] + [s for s in REPORTED_SUBSETS if s != MAIN_SUBSET]:
+        model = coefficients.subsets.get(name)
+        if model is None or not set(model.games) <= set(main.games):
+            continue
+        subsets.append({"name": name, "games": list(model.games), "coefficients": list(model.coefficients),
+                        "bands": _bands(model, coefficients, calibration)})
+    return {
+        "games": [{"id": g, "name": names.get(g, g), "random": coefficients.constants[g][0],
+                   "human": coefficients.constants[g][1]} for g in main.games],
+        "subsets": subsets,
+        "coefficients": f"{coefficients.version}@{coefficients.digest}",
+        "protocol": _protocol_options(dataset, coefficients, calibration),
+    }
