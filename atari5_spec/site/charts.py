@@ -13,7 +13,7 @@ from html import escape
 __all__ = ["budget_curve_svg"]
 
 WIDTH, HEIGHT = 560, 300
-LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 44
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 34, 44
 SERIES = (("estimate", "Atari-5 estimate", "#1f5fbf", ""), ("median", "57-game median", "#b5441b", "5 4"))
 
 
@@ -22,6 +22,13 @@ def _ticks(low: float, high: float) -> list[float]:
     first, last = math.floor(low), math.ceil(high)
     steps = (1, 2, 5) if last - first <= 2 else (1,)
     return [e + math.log10(s) for e in range(first, last + 1) for s in steps if low <= e + math.log10(s) <= high]
+
+
+def _score_ticks(low: float, high: float) -> list[float]:
+    """Scores 0, 1, 2, 5, 10, 20, ... (fewer steps over a long range) whose log10(1 + z) lies in [low, high]."""
+    steps = (1, 2, 5) if high - low <= 2 else (1,)
+    values = [0.0] + [s * 10.0 ** e for e in range(0 if steps != (1,) else 1, math.ceil(high) + 1) for s in steps]
+    return [math.log10(1 + v) for v in values if low <= math.log10(1 + v) <= high]
 
 
 def _label(value: float) -> str:
@@ -61,14 +68,14 @@ def budget_curve_svg(points: list[dict], title: str) -> str | None:
     for t in _ticks(x0, x1):
         out.append(f'<line x1="{px(t)}" x2="{px(t)}" y1="{TOP}" y2="{HEIGHT - BOTTOM}" stroke="#ddd"/>'
                    f'<text x="{px(t)}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{_label(10 ** t)}</text>')
-    for t in _ticks(y0, y1):
-        value = 10 ** t - 1
+    for t in _score_ticks(y0, y1):
+        value = round(10 ** t - 1)
         out.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{py(t)}" y2="{py(t)}" stroke="#ddd"/>'
-                   f'<text x="{LEFT - 6}" y="{py(t) + 4}" text-anchor="end">{_label(round(value, 1))}</text>')
+                   f'<text x="{LEFT - 6}" y="{py(t) + 4}" text-anchor="end">{_label(value)}</text>')
     out.append(f'<text x="{(LEFT + WIDTH - RIGHT) / 2}" y="{HEIGHT - 8}" text-anchor="middle">training frames</text>')
     out.append(f'<text transform="rotate(-90)" x="{-(TOP + HEIGHT - BOTTOM) / 2}" y="14" text-anchor="middle">'
                'human-normalised score, %</text>')
-    legend_y = TOP + 14
+    legend_x = LEFT
     for key, name, colour, dash in SERIES:
         pts = [(px(math.log10(p["frames"])), py(math.log10(1 + max(0.0, p[key])))) for p in usable if p[key] is not None]
         if not pts:
@@ -77,8 +84,8 @@ def budget_curve_svg(points: list[dict], title: str) -> str | None:
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dashes} points="'
                    + " ".join(f"{x},{y}" for x, y in pts) + '"/>')
         out += [f'<circle cx="{x}" cy="{y}" r="3" fill="{colour}"/>' for x, y in pts]
-        out.append(f'<line x1="{LEFT + 10}" x2="{LEFT + 34}" y1="{legend_y}" y2="{legend_y}" stroke="{colour}" '
-                   f'stroke-width="2"{dashes}/><text x="{LEFT + 40}" y="{legend_y + 4}">{escape(name)}</text>')
-        legend_y += 16
+        out.append(f'<line x1="{legend_x}" x2="{legend_x + 24}" y1="14" y2="14" stroke="{colour}" '
+                   f'stroke-width="2"{dashes}/><text x="{legend_x + 30}" y="18">{escape(name)}</text>')
+        legend_x += 170
     out.append("</svg>")
     return "\n".join(out)

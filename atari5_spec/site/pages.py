@@ -59,7 +59,9 @@ def _ranked_scores(dataset, games) -> pd.DataFrame:
 
 
 def _scored(raw: pd.Series, subset: str, coefficients: CoefficientSet, extremes) -> dict[str, Any]:
-    """Estimate, prediction interval and signature of one algorithm's five scores, as `score` gives them."""
+    """Estimate, prediction interval and signature of one algorithm's five scores, as `score` gives them.
+
+    ``coefficients`` holds the one subset (the others would be scored too, and thrown away)."""
     result = score_runs({g: (float(v),) for g, v in raw.items()}, subset, coefficients, 0, 0.95, 0, extremes)
     pi = result.prediction_interval
     finite = pi is not None and math.isfinite(pi.low) and math.isfinite(pi.high)
@@ -78,13 +80,14 @@ def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari
             sticky_of[row.algorithm_id] = group
     raw = _ranked_scores(dataset, coefficients.subsets[default.subset].games)
     extremes = published_extremes(dataset.root)
+    only = coefficients._replace(subsets={default.subset: coefficients.subsets[default.subset]})
     algorithms = dataset.algorithms.set_index("algorithm_id")
     sources = dataset.sources.set_index("source_id")["title"].astype(str)
     out = []
     for row in sorted(by_id.values(), key=lambda r: (-r.estimate, r.algorithm_id)):
         meta = algorithms.loc[row.algorithm_id]
-        scored = _scored(raw.loc[row.algorithm_id], default.subset, coefficients, extremes)
-        if not math.isclose(scored["estimate"], row.estimate, rel_tol=0, abs_tol=0):
+        scored = _scored(raw.loc[row.algorithm_id], default.subset, only, extremes)
+        if scored["estimate"] != row.estimate:
             raise AssertionError(f"{row.algorithm_id}: the site's estimate differs from the leaderboard's")
         frames = _plain(row.training_frames)
         source_id = _plain(meta["source_id"])
@@ -127,49 +130,60 @@ def _budget_points(budget: pd.DataFrame, games: pd.DataFrame, model, coefficient
     return points
 
 
+def _shown(value):
+    """A protocol value as the CSV writes it: true/false, whole numbers without a decimal point."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) >= 1:
+        return str(int(value))
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """Rows as dicts of plain Python values (None for missing): fast to look up, unlike pandas rows."""
+    return [{k: _plain(v) for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
+
+
 def algorithm_pages(dataset, coefficients: CoefficientSet, rows: list[dict], subset: str = "Atari-5") -> list[dict]:
     """One dict per algorithm: protocol, every score row with its provenance, seeds, budget curve, estimate."""
     model = coefficients.subsets[subset]
-    games = dataset.games.set_index("game_id")
-    sources = dataset.sources.set_index("source_id")
+    games = {g["game_id"]: g for g in _records(dataset.games)}
+    licences = {s["source_id"]: s["licence"] for s in _records(dataset.sources)}
     ranked = {r["id"]: r for r in rows}
     superseded = set(dataset.scores["supersedes"].dropna().astype(int))
-    scores = dataset.scores.sort_values(["algorithm_id", "game_id", "score_id"])
+    by_algorithm: dict[str, list[dict]] = {}
+    for s in _records(dataset.scores.sort_values(["algorithm_id", "game_id", "score_id"])):
+        by_algorithm.setdefault(s["algorithm_id"], []).append(s)
     seeds = dataset.seed_scores if dataset.seed_scores is not None else pd.DataFrame(columns=["algorithm_id"])
     budget = dataset.budget_scores if dataset.budget_scores is not None else pd.DataFrame(columns=["algorithm_id"])
-    score_groups = dict(tuple(scores.groupby("algorithm_id", sort=True)))
     seed_groups = dict(tuple(seeds.groupby("algorithm_id", sort=True)))
     budget_groups = dict(tuple(budget.groupby("algorithm_id", sort=True)))
     protocol_columns = [c for c in dataset.algorithms.columns if c not in ("algorithm_id", "name")]
     pages = []
-    for _, meta in dataset.algorithms.sort_values("algorithm_id").iterrows():
+    for meta in _records(dataset.algorithms.sort_values("algorithm_id")):
         algorithm_id = str(meta["algorithm_id"])
         score_rows = []
-        for _, s in score_groups.get(algorithm_id, pd.DataFrame()).iterrows():
-            g = str(s["game_id"])
-            random = _plain(games.loc[g, "random_score"]) if g in games.index else None
-            human = _plain(games.loc[g, "human_score"]) if g in games.index else None
-            source_id = str(s["source_id"])
-            source = sources.loc[source_id] if source_id in sources.index else None
+        for s in by_algorithm.get(algorithm_id, []):
+            g = s["game_id"]
+            game = games.get(g, {})
             score_rows.append({
-                "score_id": int(s["score_id"]), "game_id": g,
-                "game": str(games.loc[g, "name"]) if g in games.index else g,
-                "raw": number(s["score"], 2), "raw_value": _plain(s["raw_value"]),
-                "normalised": number(_normalised(float(s["score"]), random, human)),
-                "source_id": source_id, "licence": _plain(source["licence"]) if source is not None else None,
-                "provenance": _plain(s["provenance"]), "used": bool(s["use_in_fit"])
-                and int(s["score_id"]) not in superseded, "in_subset": g in model.games})
+                "score_id": s["score_id"], "game_id": g, "game": game.get("name", g),
+                "raw": number(s["score"], 2), "raw_value": s["raw_value"],
+                "normalised": number(_normalised(s["score"], game.get("random_score"), game.get("human_score"))),
+                "source_id": s["source_id"], "licence": licences.get(s["source_id"]),
+                "provenance": s["provenance"], "used": bool(s["use_in_fit"]) and s["score_id"] not in superseded,
+                "in_subset": g in model.games})
         seed_rows = []
         for g, part in seed_groups.get(algorithm_id, pd.DataFrame(columns=["game_id"])).groupby("game_id", sort=True):
             values = part["score"].astype(float)
-            seed_rows.append({"game_id": str(g), "game": str(games.loc[g, "name"]) if g in games.index else str(g),
+            seed_rows.append({"game_id": str(g), "game": games.get(g, {}).get("name", str(g)),
                               "n": int(len(values)), "mean": number(values.mean(), 2), "min": number(values.min(), 2),
                               "max": number(values.max(), 2),
                               "sources": sorted({str(v) for v in part["source_id"]})})
         part = budget_groups.get(algorithm_id)
         curve = _budget_points(part, dataset.games, model, coefficients) if part is not None else []
-        protocol = [(c, _plain(meta[c])) for c in protocol_columns]
-        pages.append({"id": algorithm_id, "name": str(meta["name"]), "protocol": protocol, "scores": score_rows,
+        pages.append({"id": algorithm_id, "name": str(meta["name"]),
+                      "protocol": [(c, _shown(meta[c])) for c in protocol_columns], "scores": score_rows,
                       "seeds": seed_rows, "curve": curve, "ranked": ranked.get(algorithm_id),
                       "n_used": sum(r["used"] for r in score_rows)})
     return pages
@@ -208,7 +222,7 @@ def game_pages(dataset, coefficients_sets: list[CoefficientSet], irt_items: pd.D
             item = published_irt.loc[game_id]
             published = {"difficulty": number(_plain(item["difficulty"]), 3),
                          "discrimination": number(_plain(item["discrimination"]), 3)}
-        constants = [(c, _plain(g[c])) for c in dataset.games.columns if c not in ("game_id", "name")]
+        constants = [(c, _shown(_plain(g[c]))) for c in dataset.games.columns if c not in ("game_id", "name")]
         pages.append({"id": game_id, "name": str(g["name"]), "constants": constants, "scores": scores,
                       "weights": weights, "irt": irt, "published_irt": published})
     return pages
