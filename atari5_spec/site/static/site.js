@@ -328,8 +328,11 @@
         " (" + band.level_label + "% prediction interval " + formatNumber(result.low) + " to " +
         formatNumber(result.high) + ")") + "  [" + band.signature + "]");
       var protocol = [];
-      data.protocol.sticky.forEach(function (o) { if (String(o.value) === state.sticky) protocol = protocol.concat(o.messages); });
-      data.protocol.frames.forEach(function (o) { if (String(o.value) === state.frames) protocol = protocol.concat(o.messages); });
+      ["sticky", "frames"].forEach(function (key) {
+        data.protocol[key].forEach(function (o) {
+          if (state[key] !== "" && o.value === Number(state[key])) protocol = protocol.concat(o.messages);
+        });
+      });
       protocol.forEach(function (m) {
         var li = document.createElement("li");
         li.textContent = "protocol: " + m;
