@@ -6,8 +6,9 @@ unfiltered table (``default``) and the tables filtered by sticky actions
 (short training budgets, such as Atari 100k, come back under a filter, as in
 the command line). Each row's sticky group is the filter call that returned
 it, so the page's filters and ``atari5-spec leaderboard`` cannot disagree.
-The interval and signature of a row are :func:`~atari5_spec.scoring.estimate.score_runs`
-on the same five scores.
+The interval and signature of a row are those of its calibration band, as the
+browser scorer computes them; the first row of each band is recomputed by
+:func:`~atari5_spec.scoring.estimate.score_runs` and must agree.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..method import training
 from ..method.pinned import CoefficientSet
 from ..scoring.estimate import published_extremes, score_runs
 from ..scoring.ranking import MIN_GAMES_FOR_MEDIAN, SHORT_BUDGET, leaderboard
+from .scorer import LEVEL, band_interval, subset_bands
 
 __all__ = ["leaderboard_rows", "algorithm_pages", "game_pages", "source_rows", "number", "STICKY_GROUPS"]
 
@@ -58,15 +60,28 @@ def _ranked_scores(dataset, games) -> pd.DataFrame:
     return pairs.unstack().reindex(columns=list(games)).dropna()
 
 
-def _scored(raw: pd.Series, subset: str, coefficients: CoefficientSet, extremes) -> dict[str, Any]:
-    """Estimate, prediction interval and signature of one algorithm's five scores, as `score` gives them.
-
-    ``coefficients`` holds the one subset (the others would be scored too, and thrown away)."""
-    result = score_runs({g: (float(v),) for g, v in raw.items()}, subset, coefficients, 0, 0.95, 0, extremes)
-    pi = result.prediction_interval
-    finite = pi is not None and math.isfinite(pi.low) and math.isfinite(pi.high)
-    return {"estimate": result.estimate, "low": pi.low if finite else None, "high": pi.high if finite else None,
-            "range": pi.range if pi else None, "signature": result.signature}
+def _checked_interval(raw: pd.Series, estimate: float, bands, coefficients: CoefficientSet, extremes,
+                      checked: dict) -> dict[str, Any]:
+    """A row's prediction interval and signature from its band (as score.html computes them); the first row of
+    each band is recomputed by ``score_runs`` itself and must agree, so a changed rule fails the build."""
+    band, low, high = band_interval(estimate, bands)
+    finite = low is not None and math.isfinite(low) and math.isfinite(high)
+    out = {"low": low if finite else None, "high": high if finite else None, "range": band["range"],
+           "signature": band["signature"]}
+    if id(band) not in checked:
+        result = score_runs({g: (float(v),) for g, v in raw.items()}, band["subset"], coefficients, 0, LEVEL, 0,
+                            extremes)
+        pi = result.prediction_interval
+        python = {"low": pi.low if pi and math.isfinite(pi.low) else None,
+                  "high": pi.high if pi and math.isfinite(pi.high) else None,
+                  "range": pi.range if pi else None, "signature": result.signature}
+        same = all(math.isclose(out[k], python[k], rel_tol=1e-12) if isinstance(out[k], float) else out[k] == python[k]
+                   for k in out)
+        if not same or result.estimate != estimate:
+            raise AssertionError(f"the site's interval rule no longer matches `score`: {out} != {python}; update "
+                                 "atari5_spec/site/scorer.py and static/site.js together")
+        checked[id(band)] = True
+    return out
 
 
 def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari-5") -> tuple[list[dict], Any]:
@@ -81,14 +96,14 @@ def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari
     raw = _ranked_scores(dataset, coefficients.subsets[default.subset].games)
     extremes = published_extremes(dataset.root)
     only = coefficients._replace(subsets={default.subset: coefficients.subsets[default.subset]})
+    bands = [dict(b, subset=default.subset) for b in subset_bands(only.subsets[default.subset], only)]
+    checked: dict = {}
     algorithms = dataset.algorithms.set_index("algorithm_id")
     sources = dataset.sources.set_index("source_id")["title"].astype(str)
     out = []
     for row in sorted(by_id.values(), key=lambda r: (-r.estimate, r.algorithm_id)):
         meta = algorithms.loc[row.algorithm_id]
-        scored = _scored(raw.loc[row.algorithm_id], default.subset, only, extremes)
-        if scored["estimate"] != row.estimate:
-            raise AssertionError(f"{row.algorithm_id}: the site's estimate differs from the leaderboard's")
+        scored = _checked_interval(raw.loc[row.algorithm_id], row.estimate, bands, only, extremes, checked)
         frames = _plain(row.training_frames)
         source_id = _plain(meta["source_id"])
         out.append({

@@ -20,10 +20,11 @@ from typing import Any
 
 from ..data.frames import format_frames
 from ..method.calibration import IN_RANGE_MIN, read_calibration
+from ..method.normalisation import log_transform
 from ..method.pinned import CoefficientSet
 from ..scoring.estimate import REPORTED_SUBSETS, protocol_check, score_runs, subset_estimate
 
-__all__ = ["scorer_data", "MAIN_SUBSET", "LEVEL"]
+__all__ = ["scorer_data", "subset_bands", "band_interval", "MAIN_SUBSET", "LEVEL"]
 
 MAIN_SUBSET = "Atari-5"
 LEVEL = 0.95  # the level `atari5-spec score` prints by default
@@ -52,6 +53,24 @@ def _band_edges(calibration) -> list[float]:
         return []
     below = math.nextafter(IN_RANGE_MIN, -math.inf)
     return [IN_RANGE_MIN] if calibration.group(IN_RANGE_MIN) != calibration.group(below) else []
+
+
+def subset_bands(model, coefficients: CoefficientSet) -> list[dict[str, Any]]:
+    """The bands of ``model`` under the calibration `score` uses (see :func:`_bands`)."""
+    return _bands(model, coefficients, read_calibration(coefficients.path))
+
+
+def band_interval(estimate: float, bands: list[dict[str, Any]]) -> tuple[dict[str, Any], float | None, float | None]:
+    """(band, low, high): the prediction interval of a one-seed-per-game ``estimate``, phi^-1(phi(estimate) -+ q)
+    with the band's half-width q, as score.html computes it (None, None without an interval; -inf, inf when the
+    calibration has too few errors for the level). Callers check it against ``score_runs`` (pages.py)."""
+    band = next(b for b in bands if b["from"] is None or estimate >= b["from"])
+    if band["range"] is None:
+        return band, None, None
+    if band["half_width"] is None:
+        return band, -math.inf, math.inf
+    centre = float(log_transform(estimate))
+    return band, 10.0 ** (centre - band["half_width"]) - 1.0, 10.0 ** (centre + band["half_width"]) - 1.0
 
 
 def _bands(model, coefficients: CoefficientSet, calibration) -> list[dict[str, Any]]:
