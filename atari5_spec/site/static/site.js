@@ -376,6 +376,9 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.forms, function (form) {  // the forms only drive the page
+      form.addEventListener("submit", function (event) { event.preventDefault(); });
+    });
     var page = document.body.getAttribute("data-page");
     var data = pageData();
     if (page === "leaderboard" && data) leaderboard(data);
