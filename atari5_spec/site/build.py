@@ -131,13 +131,18 @@ def _is_earlier_site(folder: Path) -> bool:
         return False
 
 
-def write_folder(target: Path, files: dict[str, bytes]) -> None:
-    """Write ``files`` as the folder ``target``: built beside it, renamed into place."""
+def check_target(target: Path) -> None:
+    """InputError unless ``target`` is a new folder, an empty one, or an earlier site (checked before building)."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise InputError(f"--out: {target} exists and is not a folder: remove it or give another --out")
     if target.exists() and any(target.iterdir()) and not _is_earlier_site(target):
         raise InputError(f"--out: {target} exists and is not an earlier site (no index.html written by "
                          f"{GENERATOR}): remove it or give a new folder")
+
+
+def write_folder(target: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` as the folder ``target``: built beside it, renamed into place."""
+    check_target(target)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
     try:
         for relative, data in files.items():
@@ -169,6 +174,7 @@ def build_site(out: Path | str, root: Path | str | None = None) -> SiteResult:
     output_directory(out.parent if str(out.parent) else Path("."))
     if out.exists() and not out.is_symlink() and out.is_dir():
         output_directory(out)  # the policy refuses a folder inside a package
+    check_target(out)
     files = site_files(root)
     write_folder(out, files)
     return SiteResult(out, len(files), sum(len(b) for b in files.values()),
