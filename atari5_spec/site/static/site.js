@@ -65,6 +65,9 @@
   function csvCell(value) {
     if (value === null || value === undefined) return "";
     var text = String(value);
+    // A text cell a spreadsheet would run as a formula (names come from contributions) gets a leading quote;
+    // numbers are written as they are (a negative score is data, not a formula). The JSON download is verbatim.
+    if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = "'" + text;
     return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
   }
 
