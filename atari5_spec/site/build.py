@@ -112,12 +112,11 @@ def site_files(root: Path | str | None = None) -> dict[str, bytes]:
     listing = [{"path": p, "name": p.removeprefix("downloads/"), "bytes": len(b),
                 "sha256": hashlib.sha256(b).hexdigest()} for p, b in sorted(downloads.items())]
     page("downloads.html", "downloads.html", title="Downloads", listing=listing)
-    accuracy = _read_text(root, "docs/out-of-sample.md")
-    page("accuracy.html", "text.html", title="How accurate is an Atari-5 score?",
-         body=render.markdown_html(accuracy) if accuracy else None, missing="docs/out-of-sample.md")
-    changelog = _read_text(root, "CHANGELOG.md")
-    page("changelog.html", "text.html", title="Changelog", body=render.markdown_html(changelog) if changelog else None,
-         missing="CHANGELOG.md")
+    for name, source, default_title in (("accuracy.html", "docs/out-of-sample.md", "How accurate is an Atari-5 score?"),
+                                        ("changelog.html", "CHANGELOG.md", "Changelog")):
+        text = _read_text(root, source)
+        title, body = render.markdown_document(text, default_title) if text else (default_title, None)
+        page(name, "text.html", title=title, body=body, missing=source)
     for name in ("site.js", "site.css"):
         files[f"static/{name}"] = (render.STATIC / name).read_bytes()
     return dict(sorted(files.items()))

@@ -15,7 +15,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-__all__ = ["environment", "inline_json", "markdown_html", "TEMPLATES", "STATIC"]
+__all__ = ["environment", "inline_json", "markdown_html", "markdown_document", "TEMPLATES", "STATIC"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STATIC = Path(__file__).resolve().parent / "static"
@@ -36,6 +36,14 @@ def markdown_html(text: str) -> Markup:
     html = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
     # Column alignment as a class, not a style attribute: the pages' Content-Security-Policy allows no inline style.
     return Markup(re.sub(r' style="text-align:(left|right|center)"', r' class="align-\1"', html))
+
+
+def markdown_document(text: str, default_title: str) -> tuple[str, Markup]:
+    """(title, body): the document's first-level heading as the page title, the rest as HTML."""
+    lines = text.splitlines()
+    if lines and lines[0].startswith("# "):
+        return lines[0][2:].strip(), markdown_html("\n".join(lines[1:]))
+    return default_title, markdown_html(text)
 
 
 def environment() -> jinja2.Environment:
