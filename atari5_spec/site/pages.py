@@ -191,15 +191,20 @@ def algorithm_pages(dataset, coefficients: CoefficientSet, rows: list[dict], sub
         seed_rows = []
         for g, part in seed_groups.get(algorithm_id, pd.DataFrame(columns=["game_id"])).groupby("game_id", sort=True):
             values = part["score"].astype(float)
+            runs = [{"seed": _plain(r["seed"]), "score": number(r["score"], 2), "source_id": r["source_id"],
+                     "licence": licences.get(r["source_id"]), "provenance": r["provenance"]}
+                    for r in _records(part.sort_values("seed")[["seed", "score", "source_id", "provenance"]])]
             seed_rows.append({"game_id": str(g), "game": games.get(g, {}).get("name", str(g)),
                               "n": int(len(values)), "mean": number(values.mean(), 2), "min": number(values.min(), 2),
-                              "max": number(values.max(), 2),
+                              "max": number(values.max(), 2), "runs": runs,
                               "sources": sorted({str(v) for v in part["source_id"]})})
         part = budget_groups.get(algorithm_id)
         curve = _budget_points(part, dataset.games, model, coefficients) if part is not None else []
+        curve_sources = ([{"source_id": str(v), "licence": licences.get(str(v))} for v in sorted(set(part["source_id"]))]
+                         if part is not None else [])
         pages.append({"id": algorithm_id, "name": str(meta["name"]),
                       "protocol": [(c, _shown(meta[c])) for c in protocol_columns], "scores": score_rows,
-                      "seeds": seed_rows, "curve": curve, "ranked": ranked.get(algorithm_id),
+                      "seeds": seed_rows, "curve": curve, "curve_sources": curve_sources, "ranked": ranked.get(algorithm_id),
                       "n_used": sum(r["used"] for r in score_rows)})
     return pages
 
