@@ -96,6 +96,12 @@ def visit(browser, site_folder):
         v.close()
 
 
+def set_hash(page, fragment):
+    """Change the hash and wait until the page has applied it (its share link then holds the new state)."""
+    page.evaluate(f"location.hash = {json.dumps(fragment)}")
+    page.wait_for_function(f"document.getElementById('share').getAttribute('href') === {json.dumps('#' + fragment)}")
+
+
 def shown_ids(page):
     return page.eval_on_selector_all("#leaderboard tbody tr:not([hidden])",
                                      "rows => rows.map(r => r.getAttribute('data-algorithm-id'))")
@@ -139,10 +145,23 @@ def test_unknown_is_a_value_of_every_protocol_filter(visit, dataset):
     for name in ("regime", "sticky", "frames", "year"):
         values = page.eval_on_selector(f"select[name={name}]", "s => Array.from(s.options).map(o => o.value)")
         assert "unknown" in values, name
-    page.evaluate("location.hash = 'regime=unknown'")
-    page.wait_for_function("document.getElementById('row-count').textContent !== ''")
+    set_hash(page, "regime=unknown")
     rows = json.loads(page.text_content("#page-data"))["rows"]
     assert shown_ids(page) == [r["id"] for r in rows if r["regime"] is None]
+
+
+def test_kind_year_all_games_and_text_filters(visit):
+    page = visit().open("index.html#kind=agent&year=2020&all57=yes")
+    rows = json.loads(page.text_content("#page-data"))["rows"]
+    most = max(r["n_games"] for r in rows)
+    expected = [r["id"] for r in rows if r["default"] and r["kind"] == "agent" and r["year"] == 2020
+                and r["n_games"] == most]
+    assert expected and shown_ids(page) == expected
+    assert page.is_checked("input[name=all57]") and page.input_value("select[name=year]") == "2020"
+    set_hash(page, "q=RAINBOW")
+    ids = shown_ids(page)
+    assert ids == [r["id"] for r in rows if r["default"] and ("rainbow" in r["name"].lower() or "rainbow" in r["id"])]
+    assert ids
 
 
 def test_controls_write_the_hash_and_a_link_restores_the_view(visit):
@@ -231,8 +250,7 @@ def test_the_scorer_equals_python_over_many_inputs_in_both_ranges(visit, dataset
     ranges = set()
     for scores in scorer_inputs(dataset):
         fragment = "&".join(f"{g}={v}" for g, v in scores.items())
-        page.evaluate(f"location.hash = {json.dumps(fragment)}")
-        page.wait_for_function(f"location.hash === {json.dumps('#' + fragment)}")
+        set_hash(page, fragment)
         result = atari5_spec.score(scores, n_bootstrap=0)
         pi = result.prediction_interval
         ranges.add(pi.range if pi else None)
