@@ -115,6 +115,7 @@ FILTERS = [
     ("regime=atari-100k", {"regime": "atari-100k"}),
     ("frames=200000000", {"frames": 200000000}),
     ("regime=200m&sticky=yes&frames=200000000", {"regime": "200m", "sticky": "yes", "frames": 200000000}),
+    ("frames=200M", {"frames": 200000000}),  # frames as people write them: an option's label
 ]
 
 

@@ -179,6 +179,9 @@
           return;
         }
         if (control.tagName === "SELECT") {
+          Array.prototype.forEach.call(control.options, function (o) {  // frames=200M: an option's label
+            if (state[k] && o.textContent.toLowerCase() === state[k].toLowerCase()) state[k] = o.value;
+          });
           var known = Array.prototype.some.call(control.options, function (o) {
             return o.value.toLowerCase() === state[k].toLowerCase();
           });
