@@ -22,9 +22,9 @@ import pandas as pd
 from ..data.frames import format_frames
 from ..method import training
 from ..method.pinned import CoefficientSet
-from ..scoring.estimate import published_extremes, score_runs
-from ..scoring.ranking import MIN_GAMES_FOR_MEDIAN, SHORT_BUDGET, leaderboard
-from .scorer import LEVEL, band_interval, subset_bands
+from ..scoring.estimate import published_extremes
+from ..scoring.ranking import MIN_GAMES_FOR_MEDIAN, leaderboard
+from .scorer import band_interval, score_one_seed, subset_bands
 
 __all__ = ["leaderboard_rows", "algorithm_pages", "game_pages", "source_rows", "number", "STICKY_GROUPS"]
 
@@ -51,11 +51,11 @@ def _plain(value):
     return value
 
 
-def _ranked_scores(dataset, games) -> pd.DataFrame:
-    """Per algorithm, its raw score on each of ``games``: the rows the leaderboard ranks (short budgets included)."""
-    algorithms = dataset.algorithms.assign(exclusion=dataset.algorithms["exclusion"].where(
-        dataset.algorithms["exclusion"] != SHORT_BUDGET, pd.NA))
-    rows = training.candidate_rows(dataset.scores, algorithms, dataset.games)
+def _ranked_scores(dataset, games, ranked_ids) -> pd.DataFrame:
+    """Per algorithm the leaderboard ranks (``ranked_ids``, short budgets included), its raw score on each of
+    ``games``: the rows fits may use, the entry's exclusion set aside since the leaderboard already chose it."""
+    algorithms = dataset.algorithms[dataset.algorithms["algorithm_id"].isin(ranked_ids)]
+    rows = training.candidate_rows(dataset.scores, algorithms.assign(exclusion=pd.NA), dataset.games)
     pairs = rows[rows["game_id"].isin(games)].groupby(["algorithm_id", "game_id"])["score"].first()
     return pairs.unstack().reindex(columns=list(games)).dropna()
 
@@ -69,8 +69,7 @@ def _checked_interval(raw: pd.Series, estimate: float, bands, coefficients: Coef
     out = {"low": low if finite else None, "high": high if finite else None, "range": band["range"],
            "signature": band["signature"]}
     if id(band) not in checked:
-        result = score_runs({g: (float(v),) for g, v in raw.items()}, band["subset"], coefficients, 0, LEVEL, 0,
-                            extremes)
+        result = score_one_seed({g: (float(v),) for g, v in raw.items()}, band["subset"], coefficients, extremes)
         pi = result.prediction_interval
         python = {"low": pi.low if pi and math.isfinite(pi.low) else None,
                   "high": pi.high if pi and math.isfinite(pi.high) else None,
@@ -93,7 +92,7 @@ def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari
         for row in leaderboard(dataset=dataset, coefficients=coefficients, subset=subset, sticky=group).rows:
             by_id[row.algorithm_id] = row
             sticky_of[row.algorithm_id] = group
-    raw = _ranked_scores(dataset, coefficients.subsets[default.subset].games)
+    raw = _ranked_scores(dataset, coefficients.subsets[default.subset].games, set(by_id))
     extremes = published_extremes(dataset.root)
     only = coefficients._replace(subsets={default.subset: coefficients.subsets[default.subset]})
     bands = [dict(b, subset=default.subset) for b in subset_bands(only.subsets[default.subset], only)]

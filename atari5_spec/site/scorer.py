@@ -24,10 +24,20 @@ from ..method.normalisation import log_transform
 from ..method.pinned import CoefficientSet
 from ..scoring.estimate import REPORTED_SUBSETS, protocol_check, score_runs, subset_estimate
 
-__all__ = ["scorer_data", "subset_bands", "band_interval", "MAIN_SUBSET", "LEVEL"]
+__all__ = ["scorer_data", "subset_bands", "band_interval", "score_one_seed", "MAIN_SUBSET", "LEVEL"]
 
 MAIN_SUBSET = "Atari-5"
 LEVEL = 0.95  # the level `atari5-spec score` prints by default
+
+
+def score_one_seed(runs, subset: str, coefficients: CoefficientSet, extremes=None):
+    """``score_runs`` as `atari5-spec score` calls it for one value per game (no bootstrap, the default level)."""
+    return score_runs(runs, subset, coefficients, n_bootstrap=0, confidence=LEVEL, seed=0, extremes=extremes or {})
+
+
+def _protocol(calibration, version: str, sticky: float | None = None, frames: int | None = None):
+    """The protocol sentences `atari5-spec score --sticky-actions P` / `--frames N` prints (options: "as given")."""
+    return protocol_check(MAIN_SUBSET, calibration, version, sticky=sticky, frames=frames, source="as given")
 
 
 def _runs_for_estimate(model, constants, target: float) -> dict[str, tuple[float]]:
@@ -86,7 +96,7 @@ def _bands(model, coefficients: CoefficientSet, calibration) -> list[dict[str, A
         else:
             probe = start * 2.0 if upper is None else (start + upper) / 2.0
         runs = _runs_for_estimate(model, coefficients.constants, probe)
-        result = score_runs(runs, model.name, coefficients, 0, LEVEL, 0, {})
+        result = score_one_seed(runs, model.name, coefficients)
         pi = result.prediction_interval
         bands.append({
             "from": start, "signature": result.signature,
@@ -97,8 +107,8 @@ def _bands(model, coefficients: CoefficientSet, calibration) -> list[dict[str, A
             "level": pi.level if pi else None, "level_label": f"{pi.level * 100:g}" if pi else None})
         if start is not None:  # the edge itself belongs to this band, the number below it to the next
             for value, expected in ((start, pi.range if pi else None), (math.nextafter(start, -math.inf), None)):
-                check = score_runs(_runs_for_estimate(model, coefficients.constants, value), model.name,
-                                   coefficients, 0, LEVEL, 0, {}).prediction_interval
+                check = score_one_seed(_runs_for_estimate(model, coefficients.constants, value), model.name,
+                                        coefficients).prediction_interval
                 if expected is not None and check is not None and check.range != expected:
                     raise AssertionError(f"{model.name}: the calibration's range at {value} is {check.range}, "
                                          f"not {expected}")
@@ -116,10 +126,10 @@ def _protocol_options(dataset, coefficients: CoefficientSet, calibration) -> dic
     version = coefficients.version
     return {
         "sticky": [{"value": p, "label": f"{p:g}",
-                    "messages": list(protocol_check(MAIN_SUBSET, calibration, version, p, None, "as given").messages)}
+                    "messages": list(_protocol(calibration, version, sticky=p).messages)}
                    for p in sticky],
         "frames": [{"value": f, "label": format_frames(f),
-                    "messages": list(protocol_check(MAIN_SUBSET, calibration, version, None, f, "as given").messages)}
+                    "messages": list(_protocol(calibration, version, frames=f).messages)}
                    for f in sorted(frames)],
     }
 
