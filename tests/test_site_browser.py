@@ -63,6 +63,9 @@ class Visit:
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        # Routing sees network requests; every request (file: ones included) is also checked as it is made.
+        self.requests = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
 
     def _route(self, route):
         url = route.request.url
@@ -79,6 +82,9 @@ class Visit:
 
     def close(self):
         self.context.close()
+        inside = self.folder.as_uri() + "/"
+        self.outside += [u for u in self.requests if not u.startswith((inside, "blob:", "data:"))]
+        assert self.requests, "no request was seen"
         assert not self.outside, f"requests left the folder: {self.outside}"
         assert not self.errors, f"console errors: {self.errors}"
         assert not self.dialogs, f"dialogs opened (a script ran): {self.dialogs}"
@@ -318,7 +324,20 @@ def test_every_page_opens_without_errors_or_outside_requests(visit, site_folder)
         if (site_folder / relative).is_file():
             page = v.open(relative)
             assert page.text_content("#data-version").strip()
+            assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui")  # CSS loaded
             assert "Aitchison, Sweetser and Hutter" in page.text_content("#citation")
+    assert any(u.endswith("/static/site.js") for u in v.requests)
+
+
+def test_the_request_check_can_fail(browser, site_folder):
+    """The harness itself: a page that loads from outside is caught (so a passing test means something)."""
+    v = Visit(browser, site_folder)
+    v.page.set_content('<img src="https://example.invalid/x.png"><img src="file:///etc/hostname">')
+    v.page.wait_for_timeout(200)
+    v.context.close()
+    seen = v.outside + [u for u in v.requests if not u.startswith(v.folder.as_uri() + "/")]
+    assert any(u.startswith("https://example.invalid/") for u in seen)
+    assert any(u == "file:///etc/hostname" for u in seen)
 
 
 def test_a_hostile_name_is_shown_as_text(visit, hostile_site):
