@@ -192,6 +192,11 @@ def test_a_hostile_name_is_escaped_everywhere(hostile_site):
     assert any(r["name"] == HOSTILE_NAME for r in data["rows"])
 
 
+def test_a_docs_address_must_be_http(tmp_path, run):
+    status, _, err = run("site", "--out", str(tmp_path / "web"), "--docs-url", "javascript:alert(1)")
+    assert status == 1 and "--docs-url" in err and not (tmp_path / "web").exists()
+
+
 def test_output_policy(tmp_path, package_copy, run):
     status, _, err = run("site", "--out", str(package_copy / "site"))
     assert status == 1 and "inside the data package" in err
@@ -216,3 +221,12 @@ def test_two_builds_are_byte_identical_and_a_site_replaces_an_earlier_one(tmp_pa
     assert sorted(again) == sorted(written)  # the stale page is gone
     different = [path for path in again if again[path] != written[path]]
     assert not different, different
+
+
+@pytest.mark.slow
+def test_a_docs_address_is_linked_from_every_page():
+    from atari5_spec.site.build import site_files
+
+    files = site_files(docs_url="https://example.org/atari5/docs/")
+    pages = [path for path in files if path.endswith(".html")]
+    assert all(b'<a href="https://example.org/atari5/docs/" class="docs">' in files[p] for p in pages)

@@ -25,6 +25,9 @@ def add_site_commands(commands) -> None:
     p = commands.add_parser("site", help=SITE_HELP, description=SITE_DESCRIPTION,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True, metavar="DIR", help="the site's folder (outside any data package)")
+    p.add_argument("--docs-url", default=None, metavar="URL",
+                   help="the documentation's http(s) address (default: ../docs/, beside the site's folder, as "
+                        ".github/workflows/pages.yml publishes it)")
     add_package_option(p)
     p.set_defaults(run=_cmd_site)
 
@@ -32,7 +35,7 @@ def add_site_commands(commands) -> None:
 def _cmd_site(args) -> int:
     from ..site.build import build_site
 
-    result = build_site(args.out, args.path)
+    result = build_site(args.out, args.path, args.docs_url)
     print(f"wrote {result.folder}/ ({result.n_files} files, {result.n_bytes:,} bytes; data package "
           f"{result.data_version}): open {result.folder}/index.html")
     return 0

@@ -63,14 +63,30 @@ def _export_files(root: Path, cff: bytes) -> dict[str, bytes]:
     return files
 
 
-def site_files(root: Path | str | None = None) -> dict[str, bytes]:
-    """Relative path -> bytes of every file of the site of the package at ``root`` (default: the installed one)."""
+def _docs_href(docs_url: str | None) -> tuple[str, bool]:
+    """(link, relative): the documentation's address; relative ones are taken from the site's top folder."""
+    if docs_url is None:
+        return DOCS_LINK + "index.html", True
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(docs_url)
+    if parts.scheme not in ("https", "http") or not parts.netloc:
+        raise InputError(f"--docs-url {docs_url!r}: give an http(s) address, e.g. https://example.org/atari5/docs/")
+    return docs_url, False
+
+
+def site_files(root: Path | str | None = None, docs_url: str | None = None) -> dict[str, bytes]:
+    """Relative path -> bytes of every file of the site of the package at ``root`` (default: the installed one).
+
+    ``docs_url``: where the documentation lives (default: ``../docs/`` beside the site's folder, as the pages
+    workflow publishes it)."""
     from ..analyses import structure
     from ..data.loading import load
     from ..method.pinned import coefficients_dir, known_versions, load_coefficient_set
     from ..scoring import citation as cite
     from . import charts, pages, render, scorer
 
+    docs_href, docs_relative = _docs_href(docs_url)
     root = package_root(root)
     dataset = load(root)
     coefficients = load_coefficient_set(None, root)
@@ -85,7 +101,7 @@ def site_files(root: Path | str | None = None) -> dict[str, bytes]:
     env = render.environment()
     common = {"data_version": data_version, "code_version": __version__, "citation_line": citation.sentence,
               "coefficients": f"{coefficients.version}@{coefficients.digest}", "generator": GENERATOR,
-              "docs_link": DOCS_LINK, "number": pages.number}
+              "docs_href": docs_href, "docs_relative": docs_relative, "number": pages.number}
     files: dict[str, bytes] = {}
 
     def page(path: str, template: str, **context) -> None:
@@ -163,8 +179,10 @@ def write_folder(target: Path, files: dict[str, bytes]) -> None:
         raise InputError(f"--out: cannot write {target} ({error.strerror or error})") from None
 
 
-def build_site(out: Path | str, root: Path | str | None = None) -> SiteResult:
+def build_site(out: Path | str, root: Path | str | None = None, docs_url: str | None = None) -> SiteResult:
     """Write the site of the data package at ``root`` (default: the installed one) as the folder ``out``.
+
+    ``docs_url``: the documentation's http(s) address (default: ``../docs/``, beside the site's folder).
 
     Raises InputError when ``out`` is refused by the output policy (inside a
     data package, a link, a file, or a folder that is not an earlier site).
@@ -174,7 +192,8 @@ def build_site(out: Path | str, root: Path | str | None = None) -> SiteResult:
     if out.exists() and not out.is_symlink() and out.is_dir():
         output_directory(out)  # the policy refuses a folder inside a package
     check_target(out)
-    files = site_files(root)
+    _docs_href(docs_url)  # a bad address is refused before building
+    files = site_files(root, docs_url)
     write_folder(out, files)
     return SiteResult(out, len(files), sum(len(b) for b in files.values()),
                       str(read_descriptor(package_root(root))["version"]))
