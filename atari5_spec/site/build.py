@@ -93,7 +93,7 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
     versions = [load_coefficient_set(v, root) for v in known_versions(coefficients_dir(root))]
     citation = cite.citation(root=root)
     data_version = str(read_descriptor(root)["version"])
-    rows, board = pages.leaderboard_rows(dataset, coefficients)
+    rows, board, sticky_values = pages.leaderboard_rows(dataset, coefficients)
     algorithm_pages = pages.algorithm_pages(dataset, coefficients, rows)
     irt = structure.training_irt(dataset)
     published = structure.published_irt_table(root)
@@ -109,7 +109,7 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
         html = env.get_template(template).render(**common, **context, base="../" * depth, path=path)
         files[path] = html.encode("utf-8")
 
-    page("index.html", "index.html", title="Atari-5 leaderboard", rows=rows, board=board,
+    page("index.html", "index.html", title="Atari-5 leaderboard", rows=rows, board=board, sticky_values=sticky_values,
          page_data={"rows": rows, "subset": board.subset, "signature": board.signature,
                     "data_version": data_version})
     for algorithm in algorithm_pages:

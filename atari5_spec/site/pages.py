@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data.errors import InputError
 from ..data.frames import format_frames
 from ..method import training
 from ..method.pinned import CoefficientSet
@@ -28,7 +29,10 @@ from .scorer import band_interval, score_one_seed, subset_bands
 
 __all__ = ["leaderboard_rows", "algorithm_pages", "game_pages", "source_rows", "number", "STICKY_GROUPS"]
 
+# The leaderboard's sticky-action filters: the first three split every entry; any other the installed
+# leaderboard() accepts (a finer "unknown", such as "not-stated") becomes one more value of the page's filter.
 STICKY_GROUPS = ("yes", "no", "unknown")
+STICKY_FILTERS = STICKY_GROUPS + ("not-stated",)
 
 
 def number(value, places: int = 1) -> str:
@@ -83,15 +87,24 @@ def _checked_interval(raw: pd.Series, estimate: float, bands, coefficients: Coef
     return out
 
 
-def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari-5") -> tuple[list[dict], Any]:
-    """Every row any leaderboard filter can show, best first, and the unfiltered board (for its signature)."""
+def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari-5"
+                     ) -> tuple[list[dict], Any, tuple[str, ...]]:
+    """Every row any leaderboard filter can show, best first; the unfiltered board (for its signature); the
+    sticky-action filter values the installed leaderboard() accepts."""
     default = leaderboard(dataset=dataset, coefficients=coefficients, subset=subset)
     in_default = {r.algorithm_id for r in default.rows}
-    by_id, sticky_of = {}, {}
-    for group in STICKY_GROUPS:
-        for row in leaderboard(dataset=dataset, coefficients=coefficients, subset=subset, sticky=group).rows:
+    by_id, groups_of, sticky_values = {}, {}, []
+    for group in STICKY_FILTERS:
+        try:
+            board = leaderboard(dataset=dataset, coefficients=coefficients, subset=subset, sticky=group)
+        except InputError:
+            if group in STICKY_GROUPS:
+                raise
+            continue  # a filter value this leaderboard() does not know
+        sticky_values.append(group)
+        for row in board.rows:
             by_id[row.algorithm_id] = row
-            sticky_of[row.algorithm_id] = group
+            groups_of.setdefault(row.algorithm_id, []).append(group)
     raw = _ranked_scores(dataset, coefficients.subsets[default.subset].games, set(by_id))
     extremes = published_extremes(dataset.root)
     only = coefficients._replace(subsets={default.subset: coefficients.subsets[default.subset]})
@@ -111,11 +124,12 @@ def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari
             "signature": scored["signature"], "median": row.median, "n_games": row.n_games,
             "regime": _plain(row.regime), "frames": None if frames is None else int(frames),
             "frames_label": None if frames is None else format_frames(int(frames)),
-            "sticky": sticky_of[row.algorithm_id], "sticky_probability": _plain(row.sticky_action_probability),
+            "sticky": groups_of[row.algorithm_id][0], "sticky_groups": groups_of[row.algorithm_id],
+            "sticky_probability": _plain(row.sticky_action_probability),
             "statistic": _plain(row.statistic), "seeds": _plain(row.seeds), "year": _plain(meta["year"]),
             "source_id": source_id, "source": sources.get(source_id, source_id) if source_id else None,
             "default": row.algorithm_id in in_default})
-    return out, default
+    return out, default, tuple(sticky_values)
 
 
 def _normalised(raw: float, random: float | None, human: float | None) -> float | None:

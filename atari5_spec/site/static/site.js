@@ -100,7 +100,7 @@
       var protocol = PROTOCOL_FILTERS.some(function (k) { return state[k]; });
       if (!protocol && !row.default) return false;  // short budgets: only among their peers, as the CLI does
       if (state.regime && !matchesUnknown(row.regime, state.regime)) return false;
-      if (state.sticky && row.sticky !== state.sticky) return false;
+      if (state.sticky && row.sticky_groups.indexOf(state.sticky) < 0) return false;
       if (state.frames && !matchesUnknown(row.frames, state.frames)) return false;
       if (state.kind && row.kind !== state.kind) return false;
       if (state.year && !matchesUnknown(row.year, state.year)) return false;
