@@ -71,21 +71,22 @@ def subset_bands(model, coefficients: CoefficientSet) -> list[dict[str, Any]]:
 
 
 def band_interval(estimate: float, bands: list[dict[str, Any]]) -> tuple[dict[str, Any], float | None, float | None]:
-    """(band, low, high): the prediction interval of a one-seed-per-game ``estimate``, phi^-1(phi(estimate) -+ q)
-    with the band's half-width q, as score.html computes it (None, None without an interval; -inf, inf when the
+    """(band, low, high): the prediction interval of a one-seed-per-game ``estimate``, phi^-1(phi(estimate) -+ h)
+    with the band's half-widths h below and above, as score.html computes it (None, None without an interval; -inf, inf when the
     calibration has too few errors for the level). Callers check it against ``score_runs`` (pages.py)."""
     band = next(b for b in bands if b["from"] is None or estimate >= b["from"])
     if band["range"] is None:
         return band, None, None
-    if band["half_width"] is None:
-        return band, -math.inf, math.inf
     centre = float(log_transform(estimate))
-    return band, 10.0 ** (centre - band["half_width"]) - 1.0, 10.0 ** (centre + band["half_width"]) - 1.0
+    low = -math.inf if band["below"] is None else 10.0 ** (centre - band["below"]) - 1.0
+    high = math.inf if band["above"] is None else 10.0 ** (centre + band["above"]) - 1.0
+    return band, low, high
 
 
 def _bands(model, coefficients: CoefficientSet, calibration) -> list[dict[str, Any]]:
     """Highest first: from which estimate on the band applies (None: every lower estimate), and what the Python
-    scorer gives there (range label, half-width in log10(1 + z), calibration, coverage, signature)."""
+    scorer gives there (range label, half-widths in log10(1 + z), calibration, coverage, signature, notes such as
+    why an interval is withheld)."""
     edges = _band_edges(calibration)
     starts = sorted(edges, reverse=True) + [None]
     bands = []
@@ -98,10 +99,15 @@ def _bands(model, coefficients: CoefficientSet, calibration) -> list[dict[str, A
         runs = _runs_for_estimate(model, coefficients.constants, probe)
         result = score_one_seed(runs, model.name, coefficients)
         pi = result.prediction_interval
+        # The half-widths the Python interval has at the probe (model part, widened where the calibration says so;
+        # with one seed per game they do not depend on the estimate within a band).
+        below, above = pi.half_widths(result.estimate) if pi else (None, None)
         bands.append({
             "from": start, "signature": result.signature,
             "range": pi.range if pi else None,
-            "half_width": None if pi is None or not math.isfinite(pi.log_half_width) else pi.log_half_width,
+            "below": below if below is not None and math.isfinite(below) else None,
+            "above": above if above is not None and math.isfinite(above) else None,
+            "notes": [n for n in result.notes if n.startswith(f"{model.name}:")],
             "calibration": pi.calibration if pi else None, "n_errors": pi.n_errors if pi else None,
             "coverage": pi.coverage if pi else None, "seed_part": pi.seed_part if pi else None,
             "level": pi.level if pi else None, "level_label": f"{pi.level * 100:g}" if pi else None})

@@ -270,11 +270,8 @@
     var low = null, high = null;
     if (band && band.range !== null) {
       var centre = Math.log10(1.0 + Math.max(estimate, 0.0));
-      if (band.half_width === null) { low = -Infinity; high = Infinity; }
-      else {
-        low = Math.pow(10.0, centre - band.half_width) - 1.0;
-        high = Math.pow(10.0, centre + band.half_width) - 1.0;
-      }
+      low = band.below === null ? -Infinity : Math.pow(10.0, centre - band.below) - 1.0;
+      high = band.above === null ? Infinity : Math.pow(10.0, centre + band.above) - 1.0;
     }
     return { estimate: estimate, low: low, high: high, band: band };
   }
@@ -328,7 +325,7 @@
         "(EXTRAPOLATION: estimate below 40, where the model was not fitted)" :
         band && band.range === "in range" ? "(in range: estimate at or above 40)" : "");
       setText("coverage", band && band.coverage ? "calibrated on " + band.n_errors + " out-of-sample errors (" +
-        band.calibration + "); measured coverage: " + band.coverage : "");
+        band.calibration + "); measured coverage: " + band.coverage : band ? band.notes.join(" ") : "");
       setText("signature", band ? band.signature : "-");
       setText("paste-line", main.name + " score " + formatNumber(result.estimate) + (result.low === null ? "" :
         " (" + band.level_label + "% prediction interval " + formatNumber(result.low) + " to " +
