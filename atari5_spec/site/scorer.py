@@ -22,7 +22,7 @@ from ..data.frames import format_frames
 from ..method.calibration import IN_RANGE_MIN, read_calibration
 from ..method.normalisation import log_transform
 from ..method.pinned import CoefficientSet
-from ..scoring.estimate import REPORTED_SUBSETS, protocol_check, score_runs, subset_estimate
+from ..scoring.estimate import REPORTED_SUBSETS, ProtocolCheck, score_runs, subset_estimate
 
 __all__ = ["scorer_data", "subset_bands", "band_interval", "score_one_seed", "MAIN_SUBSET", "LEVEL"]
 
@@ -30,14 +30,39 @@ MAIN_SUBSET = "Atari-5"
 LEVEL = 0.95  # the level `atari5-spec score` prints by default
 
 
-def score_one_seed(runs, subset: str, coefficients: CoefficientSet, extremes=None):
-    """``score_runs`` as `atari5-spec score` calls it for one value per game (no bootstrap, the default level)."""
-    return score_runs(runs, subset, coefficients, n_bootstrap=0, confidence=LEVEL, seed=0, extremes=extremes or {})
+def score_one_seed(runs, subset: str, coefficients: CoefficientSet, extremes=None, sticky: float | None = None,
+                   frames: int | None = None):
+    """``score_runs`` as `atari5-spec score` calls it for one value per game (no bootstrap, the default level),
+    with ``--sticky-actions`` / ``--frames`` when given."""
+    protocol = (ProtocolCheck(sticky, frames, "as given", ()) if sticky is not None or frames is not None
+                else None)
+    return score_runs(runs, subset, coefficients, n_bootstrap=0, confidence=LEVEL, seed=0, extremes=extremes or {},
+                      protocol=protocol)
 
 
-def _protocol(calibration, version: str, sticky: float | None = None, frames: int | None = None):
-    """The protocol sentences `atari5-spec score --sticky-actions P` / `--frames N` prints (options: "as given")."""
-    return protocol_check(MAIN_SUBSET, calibration, version, sticky=sticky, frames=frames, source="as given")
+def _protocol_messages(runs, model, coefficients: CoefficientSet, options) -> dict[str, Any]:
+    """What `score` prints as protocol lines at the probe ``runs`` (they may depend on the estimate's range): per
+    sticky-action option, per frames option, and where the frames lines go when both are given (``insert_at``:
+    measured on the first frames option, checked on it, so the page composes both as `score` does)."""
+    only = coefficients._replace(subsets={model.name: model})
+
+    def lines(sticky=None, frames=None):
+        result = score_one_seed(runs, model.name, only, sticky=sticky, frames=frames)
+        return list(result.protocol.messages) if result.protocol else []
+
+    sticky = [lines(sticky=o["value"]) for o in options["sticky"]]
+    frames = [lines(frames=o["value"]) for o in options["frames"]]
+    insert_at = []
+    for i, option in enumerate(options["sticky"]):
+        k = len(sticky[i])
+        if options["frames"]:
+            both = lines(sticky=option["value"], frames=options["frames"][0]["value"])
+            k = next((k for k in range(len(sticky[i]) + 1) if sticky[i][:k] + frames[0] + sticky[i][k:] == both), None)
+            if k is None:
+                raise AssertionError(f"{model.name}: `score`'s protocol lines with both options are not the lines of "
+                                     "each option; update atari5_spec/site/scorer.py and static/site.js together")
+        insert_at.append(k)
+    return {"sticky": sticky, "frames": frames, "insert_at": insert_at}
 
 
 def _runs_for_estimate(model, constants, target: float) -> dict[str, tuple[float]]:
@@ -83,7 +108,7 @@ def band_interval(estimate: float, bands: list[dict[str, Any]]) -> tuple[dict[st
     return band, low, high
 
 
-def _bands(model, coefficients: CoefficientSet, calibration) -> list[dict[str, Any]]:
+def _bands(model, coefficients: CoefficientSet, calibration, protocol_options=None) -> list[dict[str, Any]]:
     """Highest first: from which estimate on the band applies (None: every lower estimate), and what the Python
     scorer gives there (range label, half-widths in log10(1 + z), calibration, coverage, signature, notes such as
     why an interval is withheld)."""
@@ -111,6 +136,8 @@ def _bands(model, coefficients: CoefficientSet, calibration) -> list[dict[str, A
             "calibration": pi.calibration if pi else None, "n_errors": pi.n_errors if pi else None,
             "coverage": pi.coverage if pi else None, "seed_part": pi.seed_part if pi else None,
             "level": pi.level if pi else None, "level_label": f"{pi.level * 100:g}" if pi else None})
+        if protocol_options is not None:
+            bands[-1]["protocol"] = _protocol_messages(runs, model, coefficients, protocol_options)
         if start is not None:  # the edge itself belongs to this band, the number below it to the next
             for value, expected in ((start, pi.range if pi else None), (math.nextafter(start, -math.inf), None)):
                 check = score_one_seed(_runs_for_estimate(model, coefficients.constants, value), model.name,
@@ -122,22 +149,15 @@ def _bands(model, coefficients: CoefficientSet, calibration) -> list[dict[str, A
 
 
 def _protocol_options(dataset, coefficients: CoefficientSet, calibration) -> dict[str, Any]:
-    """The sticky-action probabilities and training budgets found in the data, each with the sentence
-    ``atari5-spec score --sticky-actions P`` (``--frames N``) prints for it."""
+    """The sticky-action probabilities and training budgets found in the data (the scorer's protocol options; the
+    lines `score` prints for each are in each band of the main subset)."""
     algorithms = dataset.algorithms
     sticky = sorted({float(v) for v in algorithms["sticky_action_probability"].dropna()})
     frames = {int(v) for v in algorithms["training_frames"].dropna()}
     if calibration is not None:
         frames |= {int(float(r["budget"])) for r in calibration.rows if r.get("budget")}
-    version = coefficients.version
-    return {
-        "sticky": [{"value": p, "label": f"{p:g}",
-                    "messages": list(_protocol(calibration, version, sticky=p).messages)}
-                   for p in sticky],
-        "frames": [{"value": f, "label": format_frames(f),
-                    "messages": list(_protocol(calibration, version, frames=f).messages)}
-                   for f in sorted(frames)],
-    }
+    return {"sticky": [{"value": p, "label": f"{p:g}"} for p in sticky],
+            "frames": [{"value": f, "label": format_frames(f)} for f in sorted(frames)]}
 
 
 def scorer_data(dataset, coefficients: CoefficientSet) -> dict[str, Any]:
@@ -145,17 +165,18 @@ def scorer_data(dataset, coefficients: CoefficientSet) -> dict[str, Any]:
     calibration = read_calibration(coefficients.path)
     main = coefficients.subsets[MAIN_SUBSET]
     names = dataset.games.set_index("game_id")["name"].astype(str)
+    options = _protocol_options(dataset, coefficients, calibration)
     subsets = []
     for name in [MAIN_SUBSET] + [s for s in REPORTED_SUBSETS if s != MAIN_SUBSET]:
         model = coefficients.subsets.get(name)
         if model is None or not set(model.games) <= set(main.games):
             continue
         subsets.append({"name": name, "games": list(model.games), "coefficients": list(model.coefficients),
-                        "bands": _bands(model, coefficients, calibration)})
+                        "bands": _bands(model, coefficients, calibration, options if name == MAIN_SUBSET else None)})
     return {
         "games": [{"id": g, "name": names.get(g, g), "random": coefficients.constants[g][0],
                    "human": coefficients.constants[g][1]} for g in main.games],
         "subsets": subsets,
         "coefficients": f"{coefficients.version}@{coefficients.digest}",
-        "protocol": _protocol_options(dataset, coefficients, calibration),
+        "protocol": options,
     }

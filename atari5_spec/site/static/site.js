@@ -330,12 +330,19 @@
       setText("paste-line", main.name + " score " + formatNumber(result.estimate) + (result.low === null ? "" :
         " (" + band.level_label + "% prediction interval " + formatNumber(result.low) + " to " +
         formatNumber(result.high) + ")") + "  [" + band.signature + "]");
-      var protocol = [];
+      // The lines `score` prints for the chosen options at this band; with both, the frames lines go where the
+      // build measured them (insert_at).
+      var chosen = {};
       ["sticky", "frames"].forEach(function (key) {
-        data.protocol[key].forEach(function (o) {
-          if (state[key] !== "" && o.value === Number(state[key])) protocol = protocol.concat(o.messages);
+        data.protocol[key].forEach(function (o, i) {
+          if (state[key] !== "" && o.value === Number(state[key])) chosen[key] = i;
         });
       });
+      var lines = band && band.protocol ? band.protocol : { sticky: [], frames: [], insert_at: [] };
+      var sticky = chosen.sticky === undefined ? [] : lines.sticky[chosen.sticky];
+      var frames = chosen.frames === undefined ? [] : lines.frames[chosen.frames];
+      var at = chosen.sticky === undefined ? 0 : lines.insert_at[chosen.sticky];
+      var protocol = sticky.slice(0, at).concat(frames, sticky.slice(at));
       protocol.forEach(function (m) {
         var li = document.createElement("li");
         li.textContent = "protocol: " + m;
