@@ -235,7 +235,8 @@ def game_pages(dataset, coefficients_sets: list[CoefficientSet], irt_items: pd.D
         random, human = _plain(g["random_score"]), _plain(g["human_score"])
         scores = []
         if game_id in pairs.index.get_level_values(0):
-            for algorithm_id, value in pairs.loc[game_id].sort_values(ascending=False).items():
+            ranked = sorted(pairs.loc[game_id].items(), key=lambda item: (-float(item[1]), str(item[0])))
+            for algorithm_id, value in ranked:  # highest first, ties by id (a sort that does not depend on pandas)
                 scores.append({"id": str(algorithm_id), "name": names.get(algorithm_id, algorithm_id),
                                "raw": number(value, 2), "normalised": number(_normalised(float(value), random, human))})
         weights = []
