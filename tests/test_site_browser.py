@@ -270,6 +270,8 @@ def test_the_scorer_equals_python_over_many_inputs_in_both_ranges(visit, dataset
                                      "interval-low": printed(pi.low) if pi else "n/a",
                                      "interval-high": printed(pi.high) if pi else "n/a",
                                      "signature": result.signature}, scores
+        shown = page.eval_on_selector_all("#protocol-messages li", "items => items.map(i => i.textContent)")
+        assert shown == [f"protocol: {m}" for m in (result.protocol.messages if result.protocol else ())], scores
         others = page.eval_on_selector_all("#other-subsets tbody tr", "rows => rows.map(r => Array.from(r.cells)"
                                            ".map(c => c.textContent))")
         expected = [s for s in result.other_subsets if set(s.games) <= set(scores)]

@@ -160,6 +160,45 @@ def _protocol_options(dataset, coefficients: CoefficientSet, calibration) -> dic
             "frames": [{"value": f, "label": format_frames(f)} for f in sorted(frames)]}
 
 
+def _below_random_line(dataset, model, coefficients: CoefficientSet, calibration) -> dict[str, Any] | None:
+    """The protocol line `score` adds when some of the subset's games are below random play, as a template:
+    written by the Python function itself for sentinel games (one, then two), so that the page only puts each
+    game's name and z (at the precision the line prints, measured on the sentinel) into it. None when this
+    install's `score` has no such line."""
+    try:
+        from ..scoring.protocol_conditions import below_random_message
+    except ImportError:
+        return None
+    one, two, z1, z2 = "\u0001", "\u0002", -1.2345, -6.789
+
+    def line(below):
+        return below_random_message(below, calibration, model.name, model.games, {one: one, two: two},
+                                    dataset.root, coefficients.constants)
+
+    single, double = line({one: z1}), line({one: z1, two: z2})
+    prefix = single[:single.index(one)]
+    tail = single[len(prefix) + 1:]                      # between, z, after_z, suffix
+    places = max((p for p in range(7) if (i := tail.find(f"{z1:.{p}f}")) >= 0
+                  and not tail[i + len(f"{z1:.{p}f}"):][:1].isdigit()), default=None)
+    if places is None:
+        raise AssertionError("`score`'s below-random line does not print z; update atari5_spec/site/scorer.py")
+    t1, t2 = f"{z1:.{places}f}", f"{z2:.{places}f}"
+    between = tail[:tail.index(t1)]
+    after_z_and_suffix = tail[tail.index(t1) + len(t1):]
+    second = double.index(one + between + t1) + len(one + between + t1)
+    after_z_and_separator = double[second:double.index(two)]
+    after_z = ""
+    while (len(after_z) < min(len(after_z_and_suffix), len(after_z_and_separator))
+           and after_z_and_suffix[len(after_z)] == after_z_and_separator[len(after_z)]):
+        after_z += after_z_and_suffix[len(after_z)]
+    separator, suffix = after_z_and_separator[len(after_z):], after_z_and_suffix[len(after_z):]
+    if double != prefix + one + between + t1 + after_z + separator + two + between + t2 + after_z + suffix:
+        raise AssertionError("`score`'s below-random line is not a list of games with z; update "
+                             "atari5_spec/site/scorer.py and static/site.js together")
+    return {"prefix": prefix, "between": between, "after_z": after_z, "places": places, "separator": separator,
+            "suffix": suffix}
+
+
 def scorer_data(dataset, coefficients: CoefficientSet) -> dict[str, Any]:
     """Everything score.html needs, as plain JSON-able values."""
     calibration = read_calibration(coefficients.path)
@@ -179,4 +218,5 @@ def scorer_data(dataset, coefficients: CoefficientSet) -> dict[str, Any]:
         "subsets": subsets,
         "coefficients": f"{coefficients.version}@{coefficients.digest}",
         "protocol": options,
+        "below_random": _below_random_line(dataset, main, coefficients, calibration),
     }

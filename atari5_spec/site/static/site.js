@@ -343,6 +343,13 @@
       var frames = chosen.frames === undefined ? [] : lines.frames[chosen.frames];
       var at = chosen.sticky === undefined ? 0 : lines.insert_at[chosen.sticky];
       var protocol = sticky.slice(0, at).concat(frames, sticky.slice(at));
+      // Games below random play: `score` adds one line naming them with z (a template the build took from it).
+      var below = data.below_random, listed = [];
+      main.games.forEach(function (g) {
+        var z = 100.0 * (raw[g] - games[g].random) / (games[g].human - games[g].random);
+        if (below && z < 0) listed.push(games[g].name + below.between + z.toFixed(below.places) + below.after_z);
+      });
+      if (listed.length) protocol.push(below.prefix + listed.join(below.separator) + below.suffix);
       protocol.forEach(function (m) {
         var li = document.createElement("li");
         li.textContent = "protocol: " + m;
