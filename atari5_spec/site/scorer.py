@@ -156,8 +156,19 @@ def _protocol_options(dataset, coefficients: CoefficientSet, calibration) -> dic
     frames = {int(v) for v in algorithms["training_frames"].dropna()}
     if calibration is not None:
         frames |= {int(float(r["budget"])) for r in calibration.rows if r.get("budget")}
-    return {"sticky": [{"value": p, "label": f"{p:g}"} for p in sticky],
-            "frames": [{"value": f, "label": format_frames(f)} for f in sorted(frames)]}
+    options = {"sticky": [{"value": p, "label": f"{p:g}"} for p in sticky],
+               "frames": [{"value": f, "label": format_frames(f)} for f in sorted(frames)], "episode_cap": []}
+    try:
+        from ..scoring.protocol_conditions import episode_cap_message
+    except ImportError:  # a `score` without --max-episode-frames
+        return options
+    if "max_episode_frames" in algorithms:
+        for cap in sorted({int(v) for v in algorithms["max_episode_frames"].dropna()}):
+            # the line `score --max-episode-frames N` adds (it does not depend on the estimate)
+            message = episode_cap_message(cap, calibration, MAIN_SUBSET, dataset.root)
+            options["episode_cap"].append({"value": cap, "label": f"{cap:,}",
+                                           "messages": [message] if message else []})
+    return options
 
 
 def _below_random_line(dataset, model, coefficients: CoefficientSet, calibration) -> dict[str, Any] | None:

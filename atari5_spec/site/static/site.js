@@ -285,7 +285,7 @@
     var form = document.getElementById("scorer");
     var games = {};
     data.games.forEach(function (g) { games[g.id] = g; });
-    var keys = data.games.map(function (g) { return g.id; }).concat(["sticky", "frames"]);
+    var keys = data.games.map(function (g) { return g.id; }).concat(["sticky", "frames", "episode_cap"]);
 
     function compute() {
       var raw = {}, state = {};
@@ -296,6 +296,7 @@
       });
       state.sticky = form.elements.sticky.value;
       state.frames = form.elements.frames.value;
+      state.episode_cap = form.elements.episode_cap ? form.elements.episode_cap.value : "";
       var text = hashOf(state, keys);
       writeHash(text);
       document.getElementById("share").setAttribute("href", "#" + text);
@@ -343,6 +344,9 @@
       var frames = chosen.frames === undefined ? [] : lines.frames[chosen.frames];
       var at = chosen.sticky === undefined ? 0 : lines.insert_at[chosen.sticky];
       var protocol = sticky.slice(0, at).concat(frames, sticky.slice(at));
+      (data.protocol.episode_cap || []).forEach(function (o) {  // --max-episode-frames: its line comes next
+        if (state.episode_cap !== "" && o.value === Number(state.episode_cap)) protocol = protocol.concat(o.messages);
+      });
       // Games below random play: `score` adds one line naming them with z (a template the build took from it).
       var below = data.below_random, listed = [];
       main.games.forEach(function (g) {
