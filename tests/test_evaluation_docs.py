@@ -72,7 +72,9 @@ def test_readme_accuracy_figures_are_the_pinned_errors():
     from atari5_spec.method.calibration import read_calibration
     from atari5_spec.method.evaluation.errors import relative_error_percent
 
-    calibration = read_calibration(package_root() / "coefficients" / "paper-2023")
+    # the pinned formula's misses on held-out agents (the in-range edition: every held-out agent scored with the
+    # version's own formula)
+    calibration = read_calibration(package_root() / "coefficients" / "paper-2023", "in-range")
     rows = {r["agent"]: r for r in calibration.rows if r["subset"] == "Atari-5"}
     text = README.read_text(encoding="utf-8")
     for label, agent in README_AGENTS.items():

@@ -85,13 +85,13 @@ class Evidence(NamedTuple):
         return self.covered / self.n if self.n else math.nan
 
     def text(self) -> str:
-        """'71 of 74 agents (95.9%) from 40 runs and 25 papers; 37 of 40 runs wholly covered (exact 95% interval
-        80-98%)'."""
+        """'71 of 74 agents (95.9%) from 40 runs and 25 papers; 37 of 40 runs wholly covered (exact 95% bounds
+        80%-98%)'."""
         if not self.n:
             return "not measured (no agents)"
         return (f"{self.covered} of {self.n} agents ({self.coverage:.1%}) from {self.runs} run"
                 f"{'s' if self.runs != 1 else ''} and {self.papers} paper{'s' if self.papers != 1 else ''}; "
-                f"{self.runs_covered} of {self.runs} runs wholly covered (exact 95% interval "
+                f"{self.runs_covered} of {self.runs} runs wholly covered (exact 95% bounds "
                 f"{self.runs_low:.0%}-{self.runs_high:.0%})")
 
     def as_dict(self) -> dict:
