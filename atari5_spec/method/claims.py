@@ -37,7 +37,7 @@ import math
 from typing import NamedTuple, Sequence
 
 __all__ = ["Evidence", "SubsetClaim", "evidence", "subset_claim", "clopper_pearson", "FACTORS", "target_for",
-           "loso_half_widths", "supported"]
+           "loso_half_widths", "supported", "claim_details", "ClaimDetails"]
 
 FACTORS = (1.1, 1.25, 1.5, 2.0)  # widening factors tried, smallest first (fixed before any error was looked at)
 
@@ -177,7 +177,22 @@ def _smallest_factor(rows, halves, level: float) -> float:
 
 def subset_claim(rows: Sequence[dict], subset: str, group: str, group_of, level: float) -> SubsetClaim:
     """The claim of ``subset``'s interval for estimates in ``group``, measured on the calibration's ``rows`` (dicts
-    with subset, agent, algorithm_id, paper, estimate, log_error)."""
+    with subset, agent, algorithm_id, paper, kind, estimate, log_error)."""
+    return claim_details(rows, subset, group, group_of, level).claim
+
+
+class ClaimDetails(NamedTuple):
+    """A claim and, per agent of its group, the row, its calibrated half-width (log10, before widening) and whether
+    the interval as ``score`` prints it (widened: the factor picked without the agent's paper) held it."""
+
+    claim: SubsetClaim
+    members: list
+    halves: list
+    covered: list
+
+
+def claim_details(rows: Sequence[dict], subset: str, group: str, group_of, level: float) -> ClaimDetails:
+    """:func:`subset_claim` with the per-agent measurements behind it (for reports by protocol group)."""
     mine = [r for r in rows if r["subset"] == subset]
     members = [r for r in mine if group_of(float(r["estimate"])) == group]
     halves_all = loso_half_widths(mine, group_of, level)
@@ -193,7 +208,8 @@ def subset_claim(rows: Sequence[dict], subset: str, group: str, group_of, level:
     def claim(status, factor, measured, reason, flags):
         held_out = evidence([f for f, h in zip(flags, held) if h], [x for x, h in zip(runs, held) if h],
                             [x for x, h in zip(papers, held) if h])
-        return SubsetClaim(subset, group, level, status, factor, measured, plain, reason, held_out)
+        return ClaimDetails(SubsetClaim(subset, group, level, status, factor, measured, plain, reason, held_out),
+                            members, halves, list(flags))
 
     plain_flags = _covered(members, halves, 1.0)
 
@@ -202,7 +218,7 @@ def subset_claim(rows: Sequence[dict], subset: str, group: str, group_of, level:
                      f"a {level:.0%} coverage needs at least {minimum}", plain_flags)
     if supported(plain, level):
         return claim("shown", 1.0, plain, f"leave-one-paper-out coverage {plain.covered}/{plain.n} (runs: exact "
-                     f"interval up to {plain.runs_high:.0%}) supports {level:.0%}", plain_flags)
+                     f"95% bounds up to {plain.runs_high:.0%}) supports {level:.0%}", plain_flags)
     factor = _smallest_factor(members, halves, level)
     # nested: for each paper, the factor picked on the other papers only (their agents calibrated without it too)
     flags = [False] * len(members)

@@ -178,28 +178,22 @@ def pinned_markdown(root: Path, version: str, subset: str = SUBSET) -> str:
 
 
 def interval_markdown(root: Path, version: str, subset: str = SUBSET) -> str | None:
-    """Coverage and width of the default calibration's 95% intervals, per group, for single agents and for the
-    ratio of two agents (measured leave-one-paper-out on its pinned errors); None without an in-range calibration."""
+    """Coverage and width of the default calibration's 95% interval for the ratio of two agents (measured
+    leave-one-paper-out on its pinned errors); None without a calibration beyond the pooled one. Single agents:
+    :func:`~atari5_spec.method.evaluation.claims_report.claims_markdown` (with the runs and papers behind them)."""
     from ..calibration import read_calibration
-    from .designs import pair_designs, single_designs
+    from .designs import pair_designs
 
-    calibration = read_calibration(Path(root) / "coefficients" / version, "in-range")
-    if calibration is None:
+    calibration = read_calibration(Path(root) / "coefficients" / version)
+    if calibration is None or calibration.method == "pooled":
         return None
     rows = pd.DataFrame([r for r in calibration.rows if r["subset"] == subset])
     for column in ("estimate", "true_median", "log_error", "ratio"):
         rows[column] = pd.to_numeric(rows[column])
-    single = single_designs(rows.drop(columns=["range"]), LEVEL)
-    single = single[single["design"] == "in-range"]
     pairs = pair_designs(rows, LEVEL)
     pairs = pairs[pairs["design"] == "root-sum-square of singles"].set_index("pairs")
-    lines = [f"| {LEVEL:.0%} interval, `{version}` {subset}, calibration `{calibration.name}` | n | covered "
+    lines = [f"| {LEVEL:.0%} ratio interval, `{version}` {subset}, calibration `{calibration.name}` | pairs | covered "
              "(leave-one-paper-out) | median width (high / low) |", "|---|---:|---:|---:|"]
-    labels = {"in range": "single agent, in range (estimate at or above 40)",
-              "extrapolation": "single agent, extrapolation (estimate below 40)"}
-    for r in single.itertuples():
-        label = labels.get(r.group, "single agent, " + r.group)
-        lines.append(f"| {label} | {r.n} | {r.covered} ({r.covered / r.n:.1%}) | {r.median_width:.2f} |")
     for key, label in (("two papers", "ratio of two in-range agents' medians, agents from two papers"),
                        ("one paper", "ratio of two in-range agents' medians, agents from one paper")):
         r = pairs.loc[key]
