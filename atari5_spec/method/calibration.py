@@ -131,6 +131,16 @@ class Calibration(NamedTuple):
             self.errors(subset, r["paper"], float(r["estimate"])), level) for r in rows)
         return covered, len(rows)
 
+    def coverage_evidence(self, subset: str, level: float, kind: str | None = "held-out", group: str | None = None):
+        """:meth:`coverage` with the runs and papers behind it (:class:`~atari5_spec.method.claims.Evidence`)."""
+        from .claims import evidence
+
+        rows = [r for r in self.rows if r["subset"] == subset and (kind is None or r["kind"] == kind)
+                and (group is None or self.group(float(r["estimate"])) == group)]
+        flags = [abs(float(r["log_error"])) <= conformal_quantile(
+            self.errors(subset, r["paper"], float(r["estimate"])), level) for r in rows]
+        return evidence(flags, [r["algorithm_id"] for r in rows], [r["paper"] for r in rows])
+
     def pair_coverage(self, subset: str, level: float) -> tuple[int, int]:
         """(covered, n pairs): over every pair of in-range agents from two different papers, how often the ratio
         interval (root-sum-square of the two single half-widths, each calibrated without its own paper) holds

@@ -369,9 +369,9 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
                                        claim.factor if claim is not None else 1.0)
     group = calibration.group(estimate)
     if group == "pooled":
-        covered, n = calibration.coverage(model.name, level)
-        coverage = (f"{covered} of {n} held-out agents ({covered / n:.1%}) at this level, each calibrated without "
-                    "its own paper's agents" if n else "not measured (no held-out agents)")
+        measured = calibration.coverage_evidence(model.name, level)
+        coverage = (f"held-out agents: {measured.text()}, at this level, each calibrated without its own paper's "
+                    "agents" if measured.n else "not measured (no held-out agents)")
     elif claim is not None:
         where = ("in range (estimate at or above 40, the inclusion rule)" if group == "in range" else
                  "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
@@ -379,12 +379,12 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
                     f"measured leave-one-paper-out with the games chosen again without each paper: "
                     f"{claim.evidence.text()}; held-out agents: {claim.held_out.text()}")
     else:
-        covered, n = calibration.coverage(model.name, level, None, group)
-        held, n_held = calibration.coverage(model.name, level, "held-out", group)
+        measured = calibration.coverage_evidence(model.name, level, None, group)
+        held = calibration.coverage_evidence(model.name, level, "held-out", group)
         where = ("in range (estimate at or above 40, the inclusion rule)" if group == "in range" else
                  "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
-        coverage = (f"{where}; measured leave-one-paper-out on the agents {group}: {covered} of {n} "
-                    f"({covered / n:.1%}), {held} of {n_held} held-out agents" if n else f"{where}; not measured")
+        coverage = (f"{where}; measured leave-one-paper-out on the agents {group}: {measured.text()}; held-out "
+                    f"agents: {held.text()}" if measured.n else f"{where}; not measured")
     extra = {} if claim is None else dict(claim=claim.status, claim_reason=claim.reason, widening=claim.factor,
                                           evidence=claim.evidence.as_dict())
     return PredictionInterval(low, high, level, f"{calibration.name}@{calibration.digest}", len(errors), q,

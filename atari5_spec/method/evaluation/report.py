@@ -70,8 +70,9 @@ def format_text(result: VersionEvaluation, data_version: str, subset: str = SUBS
                   "calibrated on the other papers' errors, around its point estimate; the in-range calibration: "
                   "atari5-spec evaluate --designs):"]
     coverage = result.coverage
-    lines += _table(["subset", "held out by", "covered", "coverage"],
-                    [[r.subset, r.kind, f"{r.covered}/{r.n}", f"{r.coverage:.1%}"] for r in coverage.itertuples()])
+    lines += _table(["subset", "held out by", "covered", "coverage", "runs", "papers", "runs wholly covered (exact 95%)"],
+                    [[r.subset, r.kind, f"{r.covered}/{r.n}", f"{r.coverage:.1%}", r.runs, r.papers,
+                      f"{r.runs_covered}/{r.runs} ({r.runs_low:.0%}-{r.runs_high:.0%})"] for r in coverage.itertuples()])
     return "\n".join(lines) + "\n"
 
 
@@ -164,16 +165,17 @@ def pinned_markdown(root: Path, version: str, subset: str = SUBSET) -> str:
              "|---|---|---|---|---:|---:|---:|"]
     lines += [f"| {r.agent} | {r.kind} | {_budget(r.budget)} | {r.sticky} | {r.true_median:,.1f} | "
               f"{r.estimate:,.1f} | {r.ratio:.2f} |" for r in rows.itertuples()]
-    lines += ["", "| held out by | n | relative error | mean ratio | range | 95% interval covers |",
-              "|---|---:|---:|---:|---:|---:|"]
+    lines += ["", "| held out by | n | relative error | mean ratio | range | 95% interval covers (runs, papers; exact "
+              "bounds over runs) |", "|---|---:|---:|---:|---:|---:|"]
     from .errors import relative_error_percent
 
     for kind, group in rows.groupby("kind", sort=True):
-        covered, n = calibration.coverage(subset, LEVEL, kind)
+        e = calibration.coverage_evidence(subset, LEVEL, kind)
         ratios = group["ratio"].to_numpy(float)
         lines.append(f"| {kind} | {len(group)} | {relative_error_percent(group['log_error']):.1f}% | "
                      f"{float(np.exp(np.mean(np.log(ratios)))):.2f} | {ratios.min():.2f}-{ratios.max():.2f} | "
-                     f"{covered}/{n} ({covered / n:.1%}) |")
+                     f"{e.covered}/{e.n} ({e.coverage:.1%}); {e.runs} runs, {e.papers} papers; runs "
+                     f"{e.runs_low:.0%}-{e.runs_high:.0%} |")
     return "\n".join(lines) + "\n"
 
 
