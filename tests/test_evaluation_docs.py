@@ -90,6 +90,14 @@ def test_readme_accuracy_figures_are_the_pinned_errors():
     assert f"misses by {error:.0f}% on average, from {ratios[0]:.2f}x to {ratios[-1]:.2f}x" in flat
     n = len(held)
     assert f"| {n} | {error:.1f}% | {ratios[0]:.2f}-{ratios[-1]:.2f} |" in text
+    # the sample sizes say how many runs and papers the agents are (checkpoints count one agent each)
+    runs, papers = len({r["algorithm_id"] for r in held}), len({r["paper"] for r in held})
+    line = next(x for x in text.splitlines() if x.startswith("| held-out agents: results after 2022"))
+    assert f"({runs} runs from {papers} papers" in line and f"| {n} |" in line
+    sticky = [r for r in held if r["sticky"] == "sticky"]
+    line = next(x for x in text.splitlines() if x.startswith("| of which with sticky actions"))
+    assert (f"{len({r['algorithm_id'] for r in sticky})} runs from {len({r['paper'] for r in sticky})} papers)"
+            in line and f"| {len(sticky)} |" in line)
 
 
 def test_generated_accuracy_blocks_are_current():
