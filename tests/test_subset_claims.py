@@ -189,3 +189,13 @@ def test_the_docs_prose_says_what_the_table_measures():
     assert all(r["status"] == "withheld" for (s, g), r in rows.items() if g == "extrapolation")
     sticky = [rows[(s, "in range, sticky")]["evidence"] for s in widths]
     assert all(10 <= e.n <= 14 and e.papers == 3 for e in sticky)  # "a dozen agents from 3 papers"
+
+
+def test_a_stated_protocol_gets_the_coverage_measured_on_agents_like_it():
+    rows = {(r["subset"], r["group"]): r for r in claim_table(package_root(), "paper-2023")}
+    sticky = rows[("Atari-5", "in range, sticky")]["evidence"]
+    result = atari5_spec.score(FIVE, sticky_action_probability=0.25)
+    message = next(m for m in result.protocol.messages if m.startswith("Atari-5's 95% interval"))
+    assert "in-range agents with sticky actions" in message and sticky.text() in message
+    plain = atari5_spec.score({g: v for g, v in FIVE.items()})
+    assert plain.protocol is None or not any("interval, measured" in m for m in plain.protocol.messages)

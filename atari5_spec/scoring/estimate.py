@@ -504,8 +504,33 @@ def score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients:
         coefficients_version=coefficients.version, rel_err_percent=coefficients.subsets[subset].rel_err_percent,
         warnings=tuple(plausibility_warnings(means, constants, extremes)), notes=tuple(notes),
         prediction_interval=main.prediction_interval if main else None,
-        protocol=protocol_check(subset, calibration, coefficients.version, protocol.sticky_action_probability,
-                                protocol.training_frames, protocol.source) if protocol else None)
+        protocol=_with_group_coverage(
+            protocol_check(subset, calibration, coefficients.version, protocol.sticky_action_probability,
+                           protocol.training_frames, protocol.source), calibration, subset,
+            main.estimate if main else None, settings.confidence) if protocol else None)
+
+
+def _with_group_coverage(check: ProtocolCheck, calibration: Calibration | None, subset: str,
+                         estimate: float | None, level: float) -> ProtocolCheck:
+    """The protocol check plus how the subset's interval held for measured agents of the stated sticky-action
+    group (reselected calibration, in range): the claim is made for all agents, this says how much evidence
+    stands behind it for agents like this one."""
+    if (check.sticky_action_probability is None or calibration is None or calibration.method != "reselected"
+            or estimate is None or calibration.group(estimate) != "in range"):
+        return check
+    from ..method.claims import claim_details, evidence
+
+    details = claim_details(calibration.rows, subset, "in range", calibration.group, level)
+    sticky = check.sticky_action_probability > 0
+    pick = [i for i, r in enumerate(details.members) if (r["sticky"] == "sticky") == sticky]
+    if not pick:
+        return check
+    measured = evidence([details.covered[i] for i in pick], [details.members[i]["algorithm_id"] for i in pick],
+                        [details.members[i]["paper"] for i in pick])
+    who = "with sticky actions" if sticky else "without sticky actions or not saying"
+    text = (f"{subset}'s {level:.0%} interval, measured leave-one-paper-out on in-range agents {who}: "
+            f"{measured.text()}")
+    return check._replace(messages=check.messages + (text,))
 
 
 def _observations(scores: Any) -> list[Observation]:
