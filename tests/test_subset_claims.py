@@ -118,7 +118,8 @@ def test_score_widens_or_withholds_as_the_claim_says():
         else:
             assert pi is None
             assert withheld_note(model, estimate, calibration, 0.95).startswith("Atari-5: no 95% prediction "
-                                                                                "interval (in range): no widening")
+                                                                                "interval (estimate in range): no "
+                                                                                "widening")
 
 
 def test_score_json_carries_the_claim_and_its_evidence(tmp_path, capsys):
@@ -137,7 +138,8 @@ def test_score_json_carries_the_claim_and_its_evidence(tmp_path, capsys):
     assert main(["score", str(low), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["prediction_interval"] is None
-    assert any(n.startswith("Atari-5: no 95% prediction interval (estimate below 40") for n in out["notes"])
+    assert any(n.startswith("Atari-5: no 95% prediction interval (estimate below 40, an extrapolation)")
+               for n in out["notes"])
     assert main(["score", str(low)]) == 0
     assert "note: Atari-5: no 95% prediction interval" in capsys.readouterr().out
 

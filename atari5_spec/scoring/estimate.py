@@ -399,8 +399,8 @@ def withheld_note(model: SubsetModel, estimate: float, calibration: Calibration 
     claim = calibration.claim(model.name, estimate, level)
     if claim.status != "withheld":
         return None
-    where = "in range" if claim.group == "in range" else "estimate below 40 (extrapolation)"
-    return f"{model.name}: no {level:.0%} prediction interval ({where}): {claim.reason}"
+    where = "in range" if claim.group == "in range" else "below 40, an extrapolation"
+    return f"{model.name}: no {level:.0%} prediction interval (estimate {where}): {claim.reason}"
 
 
 def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,

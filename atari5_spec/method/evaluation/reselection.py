@@ -36,17 +36,16 @@ import pandas as pd
 
 from .. import coefficients as coef
 from .. import training
+from ..calibration import IN_RANGE_MIN, RESELECTED_COLUMNS
 from ..fitting import fit_no_intercept
 from ..normalisation import log_transform
+from ..search.staged import STAGES as SEARCHED_SUBSETS  # the subsets the staged search chooses; DQN-7's are fixed
 from .agents import Agents, agent_scores, algorithm_info
 from .errors import _rows, log_estimate
 
-__all__ = ["search_version", "fold_selections", "reselected_errors", "RESELECTED_COLUMNS", "SEARCHED_SUBSETS"]
+__all__ = ["search_version", "fold_selections", "reselected_errors", "selections_from_rows", "RESELECTED_COLUMNS",
+           "SEARCHED_SUBSETS"]
 
-RESELECTED_COLUMNS = ["subset", "agent", "algorithm_id", "paper", "kind", "budget", "sticky", "regime", "estimate",
-                      "true_median", "log_error", "ratio", "range", "games"]
-# the subsets the staged search chooses (method/search/staged.py STAGES); others (DQN-7) have fixed games
-from ..search.staged import STAGES as SEARCHED_SUBSETS  # noqa: E402
 
 Selections = Mapping[str, Mapping[str, tuple[str, ...]]]  # paper -> subset -> games chosen without it
 
@@ -93,7 +92,6 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
     """Every agent's error with its paper's fold (games chosen and weights fitted without its paper), one row per
     (subset, agent): RESELECTED_COLUMNS, ``games`` the games that predicted it. ``selections`` from
     :func:`fold_selections` (or read back from a pinned file)."""
-    from ..calibration import IN_RANGE_MIN
     from ..pinned import load_coefficient_set
 
     agents = agents if agents is not None else agent_scores(dataset)
