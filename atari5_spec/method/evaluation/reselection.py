@@ -50,15 +50,23 @@ __all__ = ["search_version", "fold_selections", "reselected_errors", "selections
 Selections = Mapping[str, Mapping[str, tuple[str, ...]]]  # paper -> subset -> games chosen without it
 
 
+def _manifest(dataset, version: str) -> dict:
+    import yaml
+
+    from ...data.paths import package_file
+
+    directory = package_file(dataset.root / "coefficients", version, "the coefficient version")
+    return yaml.safe_load((directory / "manifest.yaml").read_text(encoding="utf-8"))
+
+
 def search_version(dataset, version: str) -> str:
     """The version whose training rows the games of ``version`` were chosen on: itself when its manifest says it
     reproduces the paper, else the version that does and has the same subsets (a refit keeps the games)."""
-    coefficients_dir = dataset.root / "coefficients"
-    manifest, _ = coef.read_version(coefficients_dir, version)
+    manifest = _manifest(dataset, version)
     if manifest.get("reproduces") == "paper":
         return version
-    for other in coef.read_index(coefficients_dir)["versions"]:
-        content, _ = coef.read_version(coefficients_dir, other)
+    for other in coef.read_index(dataset.root / "coefficients")["versions"]:
+        content = _manifest(dataset, other)
         if content.get("reproduces") == "paper" and content["subsets"] == manifest["subsets"]:
             return other
     raise ValueError(f"{version}: no pinned version whose search chose its games")
@@ -96,11 +104,14 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
 
     agents = agents if agents is not None else agent_scores(dataset)
     manifest, X, y, train_paper = _matrix(dataset, version)
-    _, _, _, search_paper = _matrix(dataset, search_version(dataset, version))
+    searched_in = search_version(dataset, version)
+    search_paper = train_paper if searched_in == version else _matrix(dataset, searched_in)[3]
     trained = set(manifest["training"]["algorithms"])
     seen = set(train_paper) | set(search_paper)
     searched_papers = set(search_paper)
     model_set = load_coefficient_set(version, dataset.root)
+    Xn, yn, train_papers = X.to_numpy(float), y.to_numpy(float), train_paper.to_numpy()
+    column_of = {g: i for i, g in enumerate(X.columns)}
     info = agents.info
     phi_all = agents.phi()
     # training agents: their published numbers as the version was fitted on them (X); everyone else from the data
@@ -122,10 +133,10 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
                     games = tuple(games)
                 else:
                     games = pinned_games
-                columns = list(games)
-                keep = (train_paper != paper).to_numpy() & X[columns].notna().all(axis=1).to_numpy() \
-                    & y.notna().to_numpy()
-                weights_cache[paper] = (games, fit_no_intercept(X[columns].to_numpy()[keep], y.to_numpy()[keep]))
+                columns = [column_of[g] for g in games]
+                values = Xn[:, columns]
+                keep = (train_papers != paper) & ~np.isnan(values).any(axis=1) & ~np.isnan(yn)
+                weights_cache[paper] = (games, fit_no_intercept(values[keep], yn[keep]))
             return weights_cache[paper]
 
         groups = [("leave-one-paper-out", training_info, X, y.to_numpy()),
@@ -135,25 +146,26 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
         for kind, members, phi, target in groups:
             if not len(members):
                 continue
-            log_est, log_true, used, keep = [], [], [], []
-            for position, (agent, row) in enumerate(members.iterrows()):
-                chosen = fold(str(row["paper"]))
+            truth = (np.asarray(target, float) if target is not None
+                     else log_transform(members["true_median"].to_numpy(float)))
+            papers = members["paper"].astype(str).to_numpy()
+            log_est = np.full(len(members), np.nan)
+            used = np.empty(len(members), dtype=object)
+            for paper in sorted(set(papers)):  # one fold at a time: its agents' phi in one array
+                chosen = fold(paper)
                 if chosen is None:
                     continue
                 games, weights = chosen
-                values = phi.loc[agent, list(games)].to_numpy(float)
-                truth = target[position] if target is not None else log_transform(float(row["true_median"]))
-                if np.isnan(values).any() or np.isnan(truth):
-                    continue
-                keep.append(position)
-                log_est.append(float(log_estimate(values[None, :], weights)[0]))
-                log_true.append(float(truth))
-                used.append(" ".join(games))
-            if not keep:
+                mine = np.flatnonzero(papers == paper)
+                values = phi.loc[members.index[mine], list(games)].to_numpy(float)
+                log_est[mine] = log_estimate(values, weights)
+                used[mine] = " ".join(games)
+            keep = np.flatnonzero(~np.isnan(log_est) & ~np.isnan(truth))
+            if not len(keep):
                 continue
-            rows = _rows(subset, members.iloc[keep], kind, np.array(log_est), np.array(log_true))
+            rows = _rows(subset, members.iloc[keep], kind, log_est[keep], truth[keep])
             frames.append(rows.assign(range=["in range" if e >= IN_RANGE_MIN else "extrapolation"
-                                             for e in rows["estimate"]], games=used))
+                                             for e in rows["estimate"]], games=list(used[keep])))
     errors = pd.concat(frames, ignore_index=True)[RESELECTED_COLUMNS]
     return errors.sort_values(["subset", "kind", "agent"], kind="stable").reset_index(drop=True)
 
