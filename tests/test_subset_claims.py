@@ -201,3 +201,15 @@ def test_a_stated_protocol_gets_the_coverage_measured_on_agents_like_it():
     assert "in-range agents with sticky actions" in message and sticky.text() in message
     plain = atari5_spec.score({g: v for g, v in FIVE.items()})
     assert plain.protocol is None or not any("interval, measured" in m for m in plain.protocol.messages)
+
+
+def test_fold_stability_counts_the_folds_that_chose_the_pinned_games_again():
+    from atari5_spec.method.evaluation.claims_report import fold_stability
+
+    stability = fold_stability(package_root(), "paper-2023")
+    rows = read_calibration(package_root() / "coefficients" / "paper-2023", "reselected").rows
+    papers = {r["paper"] for r in rows if r["subset"] == "Atari-5" and r["kind"] == "leave-one-paper-out"}
+    assert stability["Atari-5"][1] == len(papers)
+    assert 0 < stability["Atari-5"][0] < len(papers)  # the search is not stable: some folds pick other games
+    assert stability["Atari-10"][0] < stability["Atari-5"][0]  # the freely picked extra games move more
+    assert fold_stability(package_root(), "refit-2026-11") == {}  # a refit's folds are its search set's

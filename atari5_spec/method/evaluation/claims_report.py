@@ -27,7 +27,7 @@ from pathlib import Path
 from ..calibration import IN_RANGE_MIN, read_calibration
 from ..claims import Evidence, claim_details, evidence
 
-__all__ = ["claim_table", "claims_markdown", "claims_text", "REPORTED", "PROTOCOL_GROUPS"]
+__all__ = ["claim_table", "claims_markdown", "claims_text", "fold_stability", "REPORTED", "PROTOCOL_GROUPS"]
 
 REPORTED = ("Atari-1", "Atari-3", "Atari-5", "Atari-10", "Atari-3-Val", "Atari-5-Val")  # score's subsets
 LEVEL = 0.95
@@ -99,6 +99,31 @@ def claim_table(root: Path, version: str, level: float = LEVEL) -> list[dict]:
     return out
 
 
+def fold_stability(root: Path, version: str) -> dict[str, tuple[int, int]]:
+    """subset -> (folds whose search chose the pinned games again, folds): over the papers of the version's
+    training agents, for a version whose games its own search chose (its manifest reproduces the paper); {}
+    otherwise (a refit's folds are its search set's, reported there)."""
+    import yaml
+
+    from ...data.paths import package_file
+    from ..pinned import load_coefficient_set
+
+    directory = package_file(Path(root) / "coefficients", version, "the coefficient version")
+    if yaml.safe_load((directory / "manifest.yaml").read_text(encoding="utf-8")).get("reproduces") != "paper":
+        return {}
+    calibration = read_calibration(directory, "reselected")
+    if calibration is None:
+        return {}
+    pinned = {name: " ".join(model.games) for name, model in load_coefficient_set(version, Path(root)).subsets.items()}
+    out = {}
+    for subset in REPORTED:
+        folds = {r["paper"]: r["games"] for r in calibration.rows
+                 if r["subset"] == subset and r["kind"] == "leave-one-paper-out"}
+        if folds:
+            out[subset] = (sum(set(g.split()) == set(pinned[subset].split()) for g in folds.values()), len(folds))
+    return out
+
+
 def previous_half(calibration, subset: str, paper: str, group: str, level: float) -> float:
     """The previous calibration's half-width for an agent of ``paper`` in ``group`` (its errors of other papers)."""
     from ..calibration import conformal_quantile
@@ -137,6 +162,11 @@ def claims_markdown(root: Path, versions=("paper-2023", "refit-2026-11"), level:
             width = f"{r['median_width']:.2f}" if r["status"] != "withheld" else "-"
             lines.append(f"| {r['subset']} | {r['group']} | {status} | {_cell(r['evidence'])} | {width} | "
                          f"{_cell(r['previous_evidence'])}; width {r['previous_width']:.2f} |")
+        stability = fold_stability(root, version)
+        if stability:
+            lines += ["", "Of the folds that predict an agent (one per paper left out), the staged search chose the "
+                      "pinned games again in: " + ", ".join(
+                f"{subset} {same} of {folds} folds" for subset, (same, folds) in stability.items()) + "."]
         reasons = {(r["subset"], r["group"]): r["reason"] for r in rows if r["group"] in ("in range", "extrapolation")}
         for group in ("in range", "extrapolation"):
             by_status = {}
