@@ -23,6 +23,7 @@ from atari5_spec.method.evaluation.designs import designs_markdown
 from atari5_spec.method.evaluation.report import interval_markdown, pinned_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
+README_GROUPS = ("in range", "in range, held-out", "extrapolation")  # the README's short table; the docs: every group
 
 
 def blocks(root: Path = ROOT) -> dict[Path, dict[str, str]]:
@@ -35,7 +36,7 @@ def blocks(root: Path = ROOT) -> dict[Path, dict[str, str]]:
             "subset-claims": claims_markdown(root, ("paper-2023", "refit-2026-11")),
             "intervals": interval_markdown(root, "paper-2023"),
         },
-        root / "README.md": {"accuracy": claims_markdown(root, ("paper-2023",)) + "\n"
+        root / "README.md": {"accuracy": claims_markdown(root, ("paper-2023",), groups=README_GROUPS) + "\n"
                              + interval_markdown(root, "paper-2023")},
     }
 

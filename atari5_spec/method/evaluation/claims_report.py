@@ -143,11 +143,14 @@ def _cell(e: Evidence) -> str:
             f"{e.runs_low:.0%}-{e.runs_high:.0%}") if e.n else "-"
 
 
-def claims_markdown(root: Path, versions=("paper-2023", "refit-2026-11"), level: float = LEVEL) -> str:
-    """The measured table as markdown (docs/out-of-sample.md and the README's accuracy section)."""
+def claims_markdown(root: Path, versions=("paper-2023", "refit-2026-11"), level: float = LEVEL,
+                    groups: tuple[str, ...] | None = None) -> str:
+    """The measured table as markdown (docs/out-of-sample.md: every group; the README's accuracy section: ``groups``
+    only, e.g. in range, its held-out agents, extrapolation)."""
     lines = []
     for version in versions:
-        rows = claim_table(root, version, level)
+        every = claim_table(root, version, level)
+        rows = [r for r in every if groups is None or r["group"] in groups]
         if not rows:
             continue
         lines += [f"`{version}`, calibration `{rows[0]['calibration']}` ({level:.0%} intervals, leave-one-paper-out, "
