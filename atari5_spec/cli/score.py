@@ -235,7 +235,7 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
         for s in result.other_subsets:
             pi = s.prediction_interval
             lines.append(f"  {s.subset:<12} {_number(s.estimate):>10}   "
-                         + (_pi_text(pi) if pi else "no prediction interval (no calibration)"))
+                         + (_pi_text(pi) if pi else "no prediction interval (withheld or no calibration: see the notes)"))
             seed = (f"seed-only {_interval_text(s.interval, result.bootstrap.confidence)} (seed noise only)"
                     if s.interval else "seed part " + _seed_covers(None, pi).split(":")[0])
             lines.append(f"  {'':<12} {'':>10}   {seed}   {s.signature}")
