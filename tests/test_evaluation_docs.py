@@ -150,6 +150,9 @@ def test_docs_prose_figures_are_the_measured_designs():
         ("normalised, b chosen inside", "in range, held-out")]
     assert (f"it covers {int(tuned.covered)}/{int(tuned.n)} ({tuned.covered / tuned.n:.1%}) in range and "
             f"{int(tuned_held.covered)} of the {int(tuned_held.n)} in-range held-out agents") in text
+    held = rows[(rows["estimate"] >= 40) & (rows["kind"] == "held-out")]
+    assert (f"{int(tuned_held.n)} in-range held-out agents ({held['algorithm_id'].nunique()} runs from "
+            f"{held['paper'].nunique()} papers)") in text
     conformal, summed = pairs.loc[("pairs", "all pairs")], pairs.loc[("sum of singles", "all pairs")]
     assert f"narrower ({conformal.median_width:.2f}) but covers only {conformal.covered / conformal.n:.1%}" in text
     assert f"covers {summed.covered / summed.n:.1%} at a width of {summed.median_width:.2f}" in text
