@@ -213,3 +213,10 @@ def test_fold_stability_counts_the_folds_that_chose_the_pinned_games_again():
     assert 0 < stability["Atari-5"][0] < len(papers)  # the search is not stable: some folds pick other games
     assert stability["Atari-10"][0] < stability["Atari-5"][0]  # the freely picked extra games move more
     assert fold_stability(package_root(), "refit-2026-11") == {}  # a refit's folds are its search set's
+
+
+def test_evaluate_claims_prints_what_the_script_measures(capsys):
+    from atari5_spec.method.evaluation.claims_report import claims_text
+
+    assert main(["evaluate", "--claims", "--version", "paper-2023"]) == 0
+    assert capsys.readouterr().out == claims_text(package_root(), ("paper-2023",))

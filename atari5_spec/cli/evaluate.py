@@ -51,6 +51,11 @@ def _cmd_evaluate(args) -> int:
                                                  progress=progress)
             print(f"wrote {path} (data package {data_version}; recorded in datapackage.json and CHANGELOG.md)")
         return 0
+    if args.claims:
+        from ..method.evaluation.claims_report import claims_text
+
+        print(claims_text(dataset.root, tuple(args.version or known)), end="")
+        return 0
     if args.designs:
         from ..method.evaluation.designs import designs_markdown
 
@@ -127,6 +132,10 @@ def add_evaluation_commands(commands) -> None:
                         "extrapolation), reselected = calibration/<version>.reselected[.<N>].csv (score's default: "
                         "each subset's games chosen again by the staged search without the agent's paper; about "
                         "1.5 s per paper)")
+    p.add_argument("--claims", action="store_true",
+                   help="every subset's prediction interval as score uses it (reselected calibration): shown, widened "
+                        "or withheld, leave-one-paper-out coverage per protocol group with the runs and papers behind "
+                        "it, median width (scripts/measure_subset_claims.py prints the same)")
     p.add_argument("--designs", action="store_true",
                    help="compare prediction-interval designs by leave-one-paper-out coverage and width, for single "
                         "agents and pairs (markdown; how the in-range calibration was chosen)")

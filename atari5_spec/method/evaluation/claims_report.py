@@ -184,7 +184,9 @@ def claims_markdown(root: Path, versions=("paper-2023", "refit-2026-11"), level:
 
 def claims_text(root: Path, versions=("paper-2023", "refit-2026-11"), level: float = LEVEL) -> str:
     """The same table as plain text (what scripts/measure_subset_claims.py prints)."""
-    lines = []
+    lines = [f"{level:.0%} prediction intervals as score uses them (reselected calibration), leave-one-paper-out: "
+             "version, subset, agents, what score does, median width (high / low), covered / agents with the runs "
+             "and papers behind them and exact 95% bounds over runs | the previous default on the same agents"]
     for version in versions:
         for r in claim_table(root, version, level):
             status = r["status"] + (f" x{r['factor']:g}" if r["status"] == "widened" else "")
