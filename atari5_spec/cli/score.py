@@ -361,6 +361,12 @@ def _relative_text(relative, baseline_source: str) -> list[str]:
         lines += [f"  {ratio_pi.level * 100:g}% prediction interval for the ratio of the true 57-game medians"
                   f"{design}: {ratio_pi.low:.3f} to {ratio_pi.high:.3f}: {ratio_pi.statement}",
                   f"    measured coverage: {ratio_pi.coverage}", f"    seed part: {ratio_pi.seed_part}"]
+    elif relative.agent.prediction_interval is None or relative.baseline.prediction_interval is None:
+        # a single interval withheld (its coverage cannot be measured there): no ratio interval, no direction
+        who = " and ".join(w for w, r in (("the agent's", relative.agent), ("the baseline's", relative.baseline))
+                           if r.estimate is not None and r.prediction_interval is None) or "an agent's"
+        lines.append(f"  no prediction interval for the ratio: cannot be decided here ({who} own 57-game median "
+                     "interval is withheld or missing; the notes say why)")
     else:
         lines.append("  no prediction interval for the ratio (no calibration, or an estimate at or below 0)")
     if relative.interval:
