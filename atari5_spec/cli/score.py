@@ -128,7 +128,7 @@ def _warn(messages) -> None:
 def _prediction_json(interval) -> dict | None:
     if interval is None:
         return None
-    out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in interval._asdict().items()}
+    out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in interval.as_dict().items()}
     out["interval"] = [out["low"], out["high"]]
     return out
 

@@ -48,7 +48,9 @@ from ..data.ids import game_aliases, game_key
 from ..method.calibration import Calibration, prediction_interval, read_calibration, sticky_from_game_ids
 from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
+from .display import result_html
 from .input import Observation, group_runs, observations_from_object
+from .intervals import SEED_ONLY, PredictionInterval, SeedInterval, interval_text, seed_interval
 from .signature import TRANSFORM_LABEL, Signature, data_version_of, parse_signature, signature
 
 __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "PredictionInterval", "SEED_ONLY",
@@ -67,13 +69,8 @@ IMPLAUSIBLY_HIGH_FACTOR = 10.0
 # ... or when it is below random by more than the human-random gap (Z < -100)
 # and below every published score for the game.
 IMPLAUSIBLY_LOW_Z = -100.0
-SEED_ONLY = "seed-to-seed variation only (a bootstrap over seeds), NOT where the 57-game median lies"
 # Resamples are drawn in one array per game (resamples x seeds): bound its size.
 MAX_BOOTSTRAP = 1_000_000
-
-
-def interval_text(interval) -> str:
-    return "None" if interval is None else f"({interval[0]:.1f}, {interval[1]:.1f})"
 
 
 class BootstrapSettings(NamedTuple):
@@ -83,34 +80,6 @@ class BootstrapSettings(NamedTuple):
     seed: int
     confidence: float
     method: str = BOOTSTRAP_METHOD
-
-
-class PredictionInterval(NamedTuple):
-    """Where the agent's 57-game median lies, at ``level``: model error (out of sample) and seed noise."""
-
-    low: float
-    high: float
-    level: float
-    calibration: str          # "<version>@<8 hex>": the pinned errors it is calibrated on
-    n_errors: int
-    log_half_width: float     # the model-error part, in log10(1 + z)
-    seed_part: str            # how seed noise entered (or why it could not)
-    coverage: str             # measured coverage on held-out agents
-    covers: str = ("the agent's median human-normalised score over the 57 games, including the model's "
-                   "out-of-sample error (agents it did not see) and, with several seeds, seed-to-seed variation")
-    range: str = "pooled"     # 'in range' (estimate >= 40), 'extrapolation' (below), 'pooled' (the first calibration)
-    method: str = ""          # the calibration's rule
-
-    def half_widths(self, estimate: float) -> tuple[float, float]:
-        """(below, above): the interval's half-widths in log10(1 + z) around ``estimate``."""
-        centre = math.log10(1.0 + max(estimate, 0.0))
-        below = centre - math.log10(1.0 + self.low) if self.low > -1.0 else math.inf
-        above = math.log10(1.0 + self.high) - centre if math.isfinite(self.high) else math.inf
-        return below, above
-
-    def __repr__(self) -> str:  # short: the numbers a notebook user reads; the fields hold the rest
-        return (f"PredictionInterval(low={self.low:.1f}, high={self.high:.1f}, level={self.level:g}, "
-                f"covers='57-game median', calibration={self.calibration!r})")
 
 
 class ProtocolCheck(NamedTuple):
@@ -128,19 +97,24 @@ class SubsetScore(NamedTuple):
     subset: str
     games: tuple[str, ...]
     estimate: float
-    interval: tuple[float, float] | None  # the seed interval (bootstrap over seeds)
+    interval: SeedInterval | None       # the seed interval (bootstrap over seeds)
     signature: str
     rel_err_percent: float | None       # the model's cross-validated typical relative error, in %
     prediction_interval: PredictionInterval | None = None
 
     @property
-    def seed_interval(self) -> tuple[float, float] | None:
+    def seed_interval(self) -> SeedInterval | None:
         return self.interval
 
     def __repr__(self) -> str:
         pi = self.prediction_interval
+        level = f"{pi.level:.0%} " if pi else ""
         return (f"SubsetScore(subset={self.subset!r}, estimate={self.estimate:.1f}, "
-                f"prediction_interval={interval_text(pi and (pi.low, pi.high))}, seed_interval={interval_text(self.interval)})")
+                f"{level}prediction_interval={interval_text(pi)} [57-game median], "
+                f"seed_interval={interval_text(self.interval)}{' [seed noise only]' if self.interval else ''})")
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
 
     @property
     def parsed_signature(self) -> Signature | None:
@@ -158,7 +132,7 @@ class ScoreResult(NamedTuple):
 
     subset: str
     estimate: float | None              # estimated 57-game median human-normalised score, in %
-    interval: tuple[float, float] | None  # the seed interval (bootstrap over seeds); see seed_interval
+    interval: SeedInterval | None       # the seed interval (bootstrap over seeds); see seed_interval
     signature: str | None
     games: tuple[str, ...]              # the requested subset's games, in model order
     raw_means: dict[str, float]         # game id -> mean raw score over its seeds
@@ -175,9 +149,13 @@ class ScoreResult(NamedTuple):
     protocol: ProtocolCheck | None = None
 
     @property
-    def seed_interval(self) -> tuple[float, float] | None:
+    def seed_interval(self) -> SeedInterval | None:
         """The interval over seeds only (not where the 57-game median lies: see prediction_interval)."""
         return self.interval
+
+    def _repr_html_(self) -> str:
+        """The estimate, both intervals (what each covers), other subsets, signature and notes as a table."""
+        return result_html(self)
 
     def __repr__(self) -> str:
         """One line a notebook user can read: the estimate, both intervals (what each covers), the version."""
@@ -188,7 +166,7 @@ class ScoreResult(NamedTuple):
         level = f"{pi.level:.0%} " if pi else ""
         seeds = sorted(set(self.n_seeds[g] for g in self.games if g in self.n_seeds))
         return (f"ScoreResult(subset={self.subset!r}, estimate={self.estimate:.1f}, "
-                f"{level}prediction_interval={interval_text(pi and (pi.low, pi.high))} [57-game median], "
+                f"{level}prediction_interval={interval_text(pi)} [57-game median], "
                 f"seed_interval={interval_text(self.interval) if self.interval else 'unknown (needs 2+ seeds per game)'}"
                 f"{' [seed noise only]' if self.interval else ''}, "
                 f"seeds per game={'/'.join(map(str, seeds))}, coefficients={self.coefficients_version!r})")
@@ -382,7 +360,8 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
     """A computable subset's score, and a note when an interval was wanted but is impossible."""
     constants = coefficients.constants
     samples = bootstrap_estimates(model, runs, constants, settings.n_resamples, settings.seed)
-    interval = percentile_interval(samples, settings.confidence) if samples is not None else None
+    interval = seed_interval(percentile_interval(samples, settings.confidence) if samples is not None else None,
+                             settings.confidence)
     note = None
     if interval is None and settings.n_resamples and any(len(runs[g]) > 1 for g in model.games):
         single = [g for g in model.games if len(runs[g]) < 2]
