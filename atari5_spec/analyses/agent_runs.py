@@ -79,8 +79,11 @@ def human_normalised_runs(algorithm_id: str, dataset=None, games: Sequence[str] 
     :data:`GAME_ORDER`. A requested game the algorithm has no score for is an
     InputError naming it.
 
+    >>> import atari5_spec
     >>> m = atari5_spec.human_normalised_runs("dreamerv3")
     >>> rliable_input = {"DreamerV3": m.scores}          # (runs, 57), games in m.games order
+    >>> m.scores.shape, m.games[0]
+    ((3, 57), 'alien')
     """
     if dataset is None:
         from ..data.loading import load
