@@ -7,7 +7,7 @@ Build (warnings are errors; CI's main job and the web home's Pages workflow run 
 
 The user guide is the repository's own Markdown (README.md, CONTRIBUTING.md and docs/*.md, read by
 MyST); the API reference is generated from the docstrings (autodoc + numpydoc); one page per command
-is generated from the argparse definitions (docs/_commands.py, at build time); the tutorial is a MyST
+is generated from the argparse definitions (docs/_commands.py, at build time: each command's --help); the tutorial is a MyST
 notebook executed at every build, so it cannot go stale.
 """
 
@@ -32,7 +32,6 @@ version = ".".join(release.split(".")[:2])
 extensions = [
     "sphinx.ext.autodoc",
     "numpydoc",
-    "sphinxarg.ext",
     "myst_nb",            # MyST Markdown (myst-parser) and executed notebooks
 ]
 

@@ -76,3 +76,22 @@ def test_docstring_examples_run(name):
         runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, f"{name}: {result.failed} docstring example(s) failed (see the output above)"
+
+
+def test_every_command_has_a_generated_page(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        from _commands import write_command_pages
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    from atari5_spec.cli.main import build_parser
+
+    pages = write_command_pages(tmp_path)
+    commands = set(next(a for a in build_parser()._actions if hasattr(a, "choices") and a.choices).choices)
+    assert {p.stem for p in pages} == commands
+    score = (tmp_path / "score.md").read_text(encoding="utf-8")
+    assert "--relative-to" in score and score.startswith("# atari5-spec score")
+    assert "## atari5-spec contribute add" in (tmp_path / "contribute.md").read_text(encoding="utf-8")
+    assert all(f"[`{c}`]({c}.md)" in (tmp_path / "index.md").read_text(encoding="utf-8") for c in commands)

@@ -499,7 +499,7 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     ``prediction_interval`` (at ``confidence``) is where the 57-game median
     lies, from the version's pinned out-of-sample errors and the seed
     bootstrap. ``sticky_action_probability`` and ``training_frames`` describe
-    the runs (the probability is otherwise read from ALE/*-v5 or *-v4 game
+    the runs (the probability is otherwise read from ``ALE/*-v5`` or ``*-v4`` game
     ids); ``protocol`` then reports how the version's estimate shifted for
     held-out agents of that protocol. The estimate is never adjusted.
 
