@@ -19,6 +19,8 @@ messages.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -29,7 +31,7 @@ from ..data.ids import UnknownGameError, game_aliases, resolve_game
 from ..method.normalisation import human_normalised
 from ..method.training import canonical_games
 from .run_aggregates import RunAggregates, aggregate_runs
-from .runs_input import normalised_runs, runs_from_text
+from .runs_input import benchmark_runs, normalised_runs, read_runs, runs_from_text
 
 __all__ = ["RunsMatrix", "human_normalised_runs", "aggregate"]
 
@@ -137,13 +139,23 @@ def human_normalised_runs(algorithm_id: str, dataset=None, games: Sequence[str] 
     return RunsMatrix(algorithm_id, fractions, columns, runs, source, note)
 
 
-def _runs_from_frame(runs: pd.DataFrame, dataset) -> Any:
-    """A long DataFrame (agent, game, seed, score; raw scores) through the runs file's own gate."""
+def _runs_from_frame(runs: pd.DataFrame, dataset) -> tuple[Any, list[str]]:
+    """A long DataFrame (agent, game, seed, score; raw scores) through the runs file's own gate, and its notes."""
     # The CSV gate is the one gate for runs: the frame is written as CSV text (floats round-trip exactly)
     # and read back, so a DataFrame gets the same checks and messages as a file.
     text = runs.to_csv(index=False)
     source = "runs DataFrame (line 2 is its first row)"
-    return normalised_runs(runs_from_text(text, source, dataset.games), dataset.games, source=source)
+    return _normalised(runs_from_text(text, source, dataset.games), dataset, source)
+
+
+def _runs_from_file(path: str | os.PathLike, dataset) -> tuple[Any, list[str]]:
+    """The command's runs file (agent,game,seed,score), read through the same gate as the command."""
+    return _normalised(read_runs(path, dataset.games), dataset, str(path))
+
+
+def _normalised(runs: pd.DataFrame, dataset, source: str) -> tuple[Any, list[str]]:
+    kept, notes = benchmark_runs(runs, dataset.games, source)  # games outside the 57: left out, said so
+    return normalised_runs(kept, dataset.games, source=source), notes
 
 
 def _runs_from_arrays(runs: Mapping[str, Any], games: Sequence[str] | None, dataset) -> tuple[dict, list]:
@@ -167,30 +179,47 @@ def aggregate(runs, games: Sequence[str] | None = None, n_resamples: int = 2000,
               seed: int = 0, dataset=None) -> RunAggregates:
     """The ``atari5-spec aggregate`` computation on your own runs, from a notebook.
 
-    ``runs`` is either a long DataFrame of **raw** scores with columns agent,
-    game, seed, score (any game spelling; the command's CSV as a frame), or
-    ``{agent: array (n_runs, n_games)}`` of human-normalised **fractions**
-    (rliable's shape) with ``games`` naming the columns (default: the 57
-    benchmark games, :data:`GAME_ORDER`). The result's ``to_frame()`` is a
-    DataFrame of every metric with its interval.
+    ``runs`` is the command's runs file (a path to a CSV with columns agent,
+    game, seed, score), the same as a long DataFrame of **raw** scores (any
+    game spelling), or ``{agent: array (n_runs, n_games)}`` of
+    human-normalised **fractions** (rliable's shape) with ``games`` naming the
+    columns (default: the 57 benchmark games, :data:`GAME_ORDER`). Files and
+    frames pass the command's gate: games outside the 57 are left out with a
+    note in the result's ``notes``, as the command prints it. The result's
+    ``to_frame()`` is a DataFrame of every metric with its interval.
     """
+    from ..data.limits import MAX_RESAMPLES
+
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or not 1 <= n_resamples <= MAX_RESAMPLES:
+        raise InputError(f"n_resamples (--resamples) {n_resamples!r}: give a number of bootstrap resamples from 1 "
+                         f"to {MAX_RESAMPLES:,}")
+    if not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise InputError(f"confidence (--confidence) {confidence!r}: give a level between 0 and 1, e.g. 0.95")
     if dataset is None:
         from ..data.loading import load
 
         dataset = load()
-    if isinstance(runs, pd.DataFrame):
+    notes: list[str] = []
+    if isinstance(runs, (str, os.PathLike)):
+        if games is not None:
+            raise InputError("games= goes with arrays; a runs file names its games in the 'game' column")
+        normalised, notes = _runs_from_file(Path(runs), dataset)
+        scores, columns = normalised.scores, normalised.games
+    elif isinstance(runs, pd.DataFrame):
         if games is not None:
             raise InputError("games= goes with arrays; a DataFrame names its games in the 'game' column")
-        normalised = _runs_from_frame(runs, dataset)
+        normalised, notes = _runs_from_frame(runs, dataset)
         scores, columns = normalised.scores, normalised.games
     elif isinstance(runs, Mapping):
         scores, columns = _runs_from_arrays(runs, games, dataset)
     else:
-        raise InputError(f"runs: expected a DataFrame (agent, game, seed, score) or {{agent: array}}, "
+        raise InputError(f"runs: expected a runs file, a DataFrame (agent, game, seed, score) or {{agent: array}}, "
                          f"not {type(runs).__name__}")
     if not scores:
         raise InputError("runs: no agents")
     try:
-        return aggregate_runs(scores, columns, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        result = aggregate_runs(scores, columns, n_resamples=n_resamples, confidence=confidence, seed=seed)
     except ValueError as error:
         raise InputError(str(error)) from None
+    return result._replace(notes=(*notes, *result.notes))
