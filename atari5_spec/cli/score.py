@@ -89,11 +89,18 @@ def add_scoring_commands(commands) -> None:
         ", beside its true 57-game median where it has at least 40 games. Give your scores to see your rank. "
         "Compare Atari-5 scores with Atari-5 scores, never with medians (paper section 8)."))
     _add_score_inputs(p, "the five Atari-5 games")
-    p.add_argument("--regime", default=None, help="only entries of this training regime (atari-100k, 10M, 200M, ...); "
-                                                  "Atari 100k entries are ranked only here")
-    p.add_argument("--sticky", choices=("yes", "no", "unknown"), default=None,
+    # One vocabulary for the protocol across commands: --sticky-actions and --frames STATE your runs' protocol
+    # (score); --only-<the same word> SELECTS peers by theirs. The 1.0.0 spellings stay as hidden aliases.
+    p.add_argument("--only-regime", dest="regime", default=None, metavar="REGIME",
+                   help="only entries of this training regime (atari-100k, 10M, 200M, ...); Atari 100k entries are "
+                        "ranked only here")
+    p.add_argument("--only-sticky-actions", dest="sticky", choices=("yes", "no", "unknown"), default=None,
                    help="only entries with sticky actions (yes), without (no), or whose source does not say (unknown)")
-    p.add_argument("--frames", default=None, metavar="N", help="only entries trained for N frames (200M, 400k, 10M)")
+    p.add_argument("--only-frames", dest="frames", default=None, metavar="N",
+                   help="only entries trained for N frames (200M, 400k, 10M)")
+    p.add_argument("--regime", dest="regime", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--sticky", dest="sticky", choices=("yes", "no", "unknown"), default=None, help=argparse.SUPPRESS)
+    p.add_argument("--frames", dest="frames", default=None, help=argparse.SUPPRESS)
     p.set_defaults(run=_cmd_leaderboard)
 
 
@@ -388,7 +395,7 @@ def _cmd_leaderboard(args) -> int:
           "the protocol columns say how the numbers were made ('-': the source does not say).")
     if board.other_regimes:
         print(f"Entries with short training budgets ({', '.join(board.other_regimes)}) are ranked among their peers: "
-              f"--regime {board.other_regimes[-1]}.")
+              f"--only-regime {board.other_regimes[-1]}.")
     print(f"\n  {'rank':>4}  {'algorithm':<34} {name:>10} {'median':>10} {'games':>5}  "
           f"{'regime':>10} {'frames':>7} {'sticky':>6} {'statistic':<21} {'seeds':>5}")
     user_line = (f"  {'->':>4}  {'your agent':<34} {_number(board.user_estimate):>10}"

@@ -1,0 +1,107 @@
+"""Command-line manners, tried as a new user would: typos, one protocol vocabulary, files named on a full disk.
+
+Each test runs `atari5-spec` in-process (cli.main) and reads what a user would read.
+"""
+
+from __future__ import annotations
+
+import errno
+import importlib.metadata
+import io
+from pathlib import Path
+
+import pytest
+
+from atari5_spec.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exit:
+        code = exit.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_an_option_typo_gets_the_subcommands_usage_and_a_suggestion(capsys):
+    code, out, err = run(["score", "--scroe", "battle_zone=1"], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("usage: atari5-spec score ")                 # not the top-level usage
+    assert "unrecognized arguments: --scroe" in err and "did you mean --score?" in err
+
+
+def test_a_nested_subcommand_typo_gets_its_own_usage(capsys):
+    code, _, err = run(["contribute", "check", "x", "--pakage", "y"], capsys)
+    assert code == 2 and err.startswith("usage: atari5-spec contribute check ")
+    assert "did you mean --package?" in err
+
+
+@pytest.mark.parametrize("argv, suggestion", [
+    (["scroe"], "did you mean 'score'?"),
+    (["leaderbord"], "did you mean 'leaderboard'?"),
+    (["contribute", "chek", "x"], "did you mean 'check'?"),
+    (["cite", "--format", "bibtx"], "did you mean 'bibtex'?"),
+])
+def test_a_command_or_choice_typo_gets_did_you_mean(argv, suggestion, capsys):
+    code, _, err = run(argv, capsys)
+    assert code == 2 and suggestion in err
+
+
+def test_nothing_close_gets_no_wrong_suggestion(capsys):
+    code, _, err = run(["score", "--zzzzzz"], capsys)
+    assert code == 2 and "did you mean" not in err and "unrecognized arguments: --zzzzzz" in err
+
+
+def test_one_protocol_vocabulary_with_the_old_spellings_kept(capsys):
+    code, out, _ = run(["leaderboard", "--only-sticky-actions", "no", "--only-frames", "200M"], capsys)
+    assert code == 0
+    code_old, out_old, _ = run(["leaderboard", "--sticky", "no", "--frames", "200M"], capsys)   # 1.0.0 spelling
+    assert code_old == 0 and out_old == out and "no sticky actions, 200M training frames" in out
+    code, regime, _ = run(["leaderboard", "--only-regime", "atari-100k"], capsys)
+    assert code == 0 and run(["leaderboard", "--regime", "atari-100k"], capsys)[1] == regime
+    _, help_text, _ = run(["leaderboard", "--help"], capsys)
+    # the help shows one vocabulary: --only-<word> selects peers; score's --sticky-actions/--frames state runs
+    assert "--only-sticky-actions" in help_text and "--only-frames" in help_text
+    assert "--sticky " not in help_text and "--frames " not in help_text
+    _, score_help, _ = run(["score", "--help"], capsys)
+    assert "--sticky-actions PROB" in score_help and "--frames N" in score_help
+
+
+@pytest.mark.slow
+def test_stability_checkpoint_on_a_full_disk_names_the_file(tmp_path, capsys, monkeypatch):
+    import atari5_spec.method.search.stability as stability
+
+    checkpoint = tmp_path / "stability.jsonl"
+
+    class FullDisk(io.StringIO):
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")   # as write() raises it: no file name
+
+    real_open = open
+    monkeypatch.setattr(stability, "open",
+                        lambda path, mode="r", *a, **k: FullDisk() if str(path) == str(checkpoint) and "a" in mode
+                        else real_open(path, mode, *a, **k), raising=False)
+    code, _, err = run(["stability", "--resamples", "1", "--processes", "1", "--checkpoint", str(checkpoint)], capsys)
+    assert code == 1
+    assert f"{checkpoint}: the disk is full" in err and "Traceback" not in err
+
+
+def _major(package: str) -> int:
+    return int(importlib.metadata.version(package).split(".")[0])
+
+
+def test_rliable_library_imports_or_the_readme_says_why_and_how():
+    pytest.importorskip("rliable")
+    try:
+        import rliable.library  # noqa: F401
+    except TypeError as error:
+        # rliable 1.2 requires arch < 8, and arch 7 fails on pandas 3: only that combination may fail ...
+        assert _major("pandas") >= 3 and _major("arch") < 8, error
+        # ... and the README says so, with the extra that installs a combination that imports
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        assert "import rliable.library` fails" in readme and 'pip install "atari5-spec[rliable]"' in readme
+        pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+        assert 'rliable = ["rliable>=1.2,<1.3", "arch>=5.3.1,<8", "pandas>=2.1.1,<3"]' in pyproject
