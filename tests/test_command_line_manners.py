@@ -105,3 +105,45 @@ def test_rliable_library_imports_or_the_readme_says_why_and_how():
         assert "import rliable.library` fails" in readme and 'pip install "atari5-spec[rliable]"' in readme
         pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
         assert 'rliable = ["rliable>=1.2,<1.3", "arch>=5.3.1,<8", "pandas>=2.1.1,<3"]' in pyproject
+
+
+# --- leaderboard: counts and the human reference line ----------------------------------------------------------
+
+def test_leaderboard_says_how_many_are_ranked_of_the_dataset_and_why_not_the_others(capsys):
+    import atari5_spec
+
+    board = atari5_spec.leaderboard()
+    dataset = atari5_spec.load()
+    assert board.n_in_dataset == len(dataset.algorithms)
+    assert len(board.rows) + sum(n for _, n in board.unranked) == board.n_in_dataset   # every entry accounted for
+    reasons = dict(board.unranked)
+    duplicates = int((dataset.algorithms["exclusion"] == "duplicate").sum())
+    assert reasons["duplicates of another entry"] == duplicates
+    code, out, _ = run(["leaderboard"], capsys)
+    assert code == 0
+    assert f"{len(board.rows)} algorithms ranked of the {len(dataset.algorithms)} entries in the dataset" in out
+    assert f"Not ranked ({len(dataset.algorithms) - len(board.rows)}): " in out and f"{duplicates} duplicates" in out
+    filtered = atari5_spec.leaderboard(regime="atari-100k")
+    assert len(filtered.rows) + sum(n for _, n in filtered.unranked) == filtered.n_in_dataset
+    assert "of another protocol than the filters ask for" in dict(filtered.unranked)
+
+
+def test_the_human_reference_is_a_line_not_a_rank(capsys):
+    import atari5_spec
+
+    board = atari5_spec.leaderboard()
+    assert all(row.kind == "agent" for row in board.rows)
+    assert [row.rank for row in board.rows] == list(range(1, len(board.rows) + 1))
+    human = [row for row in board.references if row.kind == "human-reference"]
+    assert human and human[0].rank is None and human[0].median == pytest.approx(100.0)
+    code, out, _ = run(["leaderboard"], capsys)
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if "(reference, not ranked)" in line)
+    assert lines[at].split()[0] == "--"
+    above, below = lines[at - 1].split(), lines[at + 1].split()
+    assert int(below[0]) == int(above[0]) + 1          # the ranks run on across the line
+    code, out, _ = run(["leaderboard", "--json"], capsys)
+    import json
+
+    printed = json.loads(out)
+    assert printed["n_in_dataset"] == board.n_in_dataset and printed["references"][0]["rank"] is None

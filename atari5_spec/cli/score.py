@@ -386,11 +386,17 @@ def _cmd_leaderboard(args) -> int:
                           "signature": board.signature, "advice": COMPARISON_ADVICE,
                           "user": ({"estimate": board.user_estimate, "rank": board.user_rank}
                                    if board.user_estimate is not None else None),
-                          "rows": [r._asdict() for r in board.rows]}, indent=2))
+                          "rows": [r._asdict() for r in board.rows],
+                          "references": [r._asdict() for r in board.references],
+                          "n_in_dataset": board.n_in_dataset,
+                          "unranked": [{"reason": why, "entries": n} for why, n in board.unranked]}, indent=2))
         return 0
     name = board.subset
-    print(f"{name} scores of the {len(board.rows)} algorithms in the dataset with all {name} games "
+    print(f"{name} scores: {len(board.rows)} algorithms ranked of the {board.n_in_dataset} entries in the dataset "
           f"(coefficients {board.coefficients_version})" + (f", {', '.join(board.filters)}." if board.filters else "."))
+    if board.unranked:
+        print(f"Not ranked ({board.n_in_dataset - len(board.rows)}): "
+              + "; ".join(f"{n} {why}" for why, n in board.unranked) + ".")
     print(f"The 57-game median is shown for orientation where an algorithm has >= {MIN_GAMES_FOR_MEDIAN} games; "
           "the protocol columns say how the numbers were made ('-': the source does not say).")
     if board.other_regimes:
@@ -400,18 +406,26 @@ def _cmd_leaderboard(args) -> int:
           f"{'regime':>10} {'frames':>7} {'sticky':>6} {'statistic':<21} {'seeds':>5}")
     user_line = (f"  {'->':>4}  {'your agent':<34} {_number(board.user_estimate):>10}"
                  if board.user_estimate is not None else None)
+    def shown(value):
+        return "-" if value is None else str(value)
+
+    def line(row, rank: str) -> str:
+        label = printable(row.name) if row.kind == "agent" else f"{printable(row.name)} (reference, not ranked)"
+        frames = "-" if row.training_frames is None else format_frames(int(row.training_frames))
+        return (f"  {rank:>4}  {label[:34]:<34} {_number(row.estimate):>10} {_number(row.median):>10} "
+                f"{row.n_games:>5}  {shown(row.regime):>10} {frames:>7} {shown(row.sticky_action_probability):>6} "
+                f"{shown(row.statistic):<21} {shown(row.seeds):>5}")
+
+    references = list(board.references)
     for row in board.rows:
+        while references and references[0].estimate > row.estimate:  # the reference line at its score
+            print(line(references.pop(0), "--"))
         if user_line and row.rank == board.user_rank:
             print(user_line)
             user_line = None
-        label = printable(row.name) if row.kind == "agent" else f"{printable(row.name)} ({row.kind})"
-        def shown(value):
-            return "-" if value is None else str(value)
-
-        frames = "-" if row.training_frames is None else format_frames(int(row.training_frames))
-        print(f"  {row.rank:>4}  {label[:34]:<34} {_number(row.estimate):>10} {_number(row.median):>10} "
-              f"{row.n_games:>5}  {shown(row.regime):>10} {frames:>7} {shown(row.sticky_action_probability):>6} "
-              f"{shown(row.statistic):<21} {shown(row.seeds):>5}")
+        print(line(row, str(row.rank)))
+    for reference in references:
+        print(line(reference, "--"))
     if user_line:
         print(user_line)
     if board.user_rank is not None:
