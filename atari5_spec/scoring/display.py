@@ -3,7 +3,7 @@
 Each result type's ``repr`` is one line (the number, its interval and what
 the interval covers); ``_repr_html_`` is the same facts as a two-column
 table, built here by :func:`result_html` from the result's fields (duck-typed,
-so this module imports no result type and every result module may import it).
+so this module imports no result or interval type and every one of them may import it).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import html
 import math
 from typing import Any, Iterable
 
-from .intervals import Interval, interval_text
 
 __all__ = ["html_table", "result_html", "interval_cell"]
 
@@ -23,12 +22,18 @@ def interval_cell(interval, missing: str = "none") -> str:
         return missing
     level = getattr(interval, "level", None)
     level = f"{level:.0%} " if isinstance(level, float) else ""
-    covers = f" [{interval.short_covers()}]" if isinstance(interval, Interval) else ""
-    return f"{level}{interval_text(interval, getattr(interval, '_digits', 1))}{covers}"
+    if _is_interval(interval):
+        return f"{level}{interval.text()} [{interval.short_covers()}]"
+    return f"({interval[0]:.1f}, {interval[1]:.1f})"
+
+
+def _is_interval(value) -> bool:
+    """An :class:`~atari5_spec.scoring.intervals.Interval` (duck-typed: this module imports no type)."""
+    return isinstance(value, tuple) and hasattr(value, "short_covers") and hasattr(value, "text")
 
 
 def _cell(value) -> str:
-    if isinstance(value, Interval):
+    if _is_interval(value):
         return html.escape(interval_cell(value))
     if isinstance(value, float):
         if math.isinf(value) or math.isnan(value):
