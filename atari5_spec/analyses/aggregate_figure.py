@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .report import PNG_METADATA, new_figure
+from .report.figures import PNG_METADATA, new_figure
 from .run_aggregates import METRICS, RunAggregates
 
 __all__ = ["plot_run_aggregates", "write_run_aggregates_figure"]
