@@ -52,6 +52,18 @@ class Leaderboard(NamedTuple):
     n_in_dataset: int = 0             # entries of data/algorithms.csv
     unranked: tuple[tuple[str, int], ...] = ()   # (why an entry is not ranked, how many), most first
 
+    def to_frame(self):
+        """The ranked rows (rank index), the reference lines after them with rank NaN."""
+        import pandas as pd
+
+        frame = pd.DataFrame([r._asdict() for r in (*self.rows, *self.references)], columns=LeaderboardRow._fields)
+        return frame.astype({"rank": "Int64"}).set_index("rank")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return (f"<p><b>Leaderboard</b>: {html.escape(repr(self))}</p>" + self.to_frame()._repr_html_())
+
     def __repr__(self) -> str:
         user = (f", your agent {self.user_estimate:.1f} (rank {self.user_rank})" if self.user_rank is not None
                 else "")
