@@ -80,3 +80,21 @@ def test_figure_path_is_checked_before_any_work_and_named(runs_file, tmp_path, c
     captured = capsys.readouterr()
     assert "--figure out.png" in captured.err and "inside the data package" in captured.err
     assert captured.out == "" and calls == []          # nothing computed, nothing printed
+
+
+def test_score_predict_leaderboard_take_the_commands_scores_file(tmp_path, capsys):
+    path = tmp_path / "scores.csv"
+    path.write_text("game,score,seed\nALE/BattleZone-v5,35000,0\nALE/BattleZone-v5,30000,1\nDouble Dunk,-1.5,0\n"
+                    "Double Dunk,0,1\nname_this_game,12000,0\nname_this_game,11000,1\nPhoenix,9000,0\nPhoenix,8000,1\n"
+                    "Q*bert,15000,0\nQ*bert,14000,1\n", encoding="utf-8")
+    from_python = atari5_spec.score(path)                 # a Path, or str(path): the command's file
+    assert atari5_spec.score(str(path)) == from_python
+    assert main(["score", str(path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["estimate"] == pytest.approx(from_python.estimate)
+    assert tuple(printed["prediction_interval"][k] for k in ("low", "high")) == pytest.approx(
+        tuple(from_python.prediction_interval))
+    assert atari5_spec.predict(path).subset == "Atari-5"
+    assert atari5_spec.leaderboard(path).user_estimate == pytest.approx(from_python.estimate)
+    with pytest.raises(atari5_spec.InputError, match="no such file"):
+        atari5_spec.score(tmp_path / "missing.csv")
