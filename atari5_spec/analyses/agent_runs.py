@@ -73,13 +73,36 @@ def _resolved_games(games: Sequence[str] | None, dataset) -> list[str]:
 def human_normalised_runs(algorithm_id: str, dataset=None, games: Sequence[str] | None = None) -> RunsMatrix:
     """``algorithm_id``'s runs x games matrix of human-normalised scores (fractions), rliable's shape.
 
+    Parameters
+    ----------
+    algorithm_id : str
+        An algorithm of data/algorithms.csv, e.g. ``"dreamerv3"``.
+    dataset : Dataset, optional
+        A loaded package (default: :func:`atari5_spec.load`).
+    games : sequence of str, optional
+        The columns, in any spelling (default: :data:`GAME_ORDER`).
+
+    Returns
+    -------
+    RunsMatrix
+        ``scores`` (n_runs, n_games) fractions (0 = random, 1 = the average
+        human), ``games``, ``runs``, ``source`` and ``note``; ``to_frame()``.
+
+    Raises
+    ------
+    InputError
+        Naming a requested game the algorithm has no score for.
+
+    Notes
+    -----
     Rows are the algorithm's per-seed final scores (data/seed_scores.csv) where
     the package has them, keeping the seeds present for every requested game
     (rliable needs a rectangle; ``note`` says how many runs were left out);
     otherwise one row, the published per-game numbers (data/scores.csv, the
-    rows fits use). Columns are ``games`` (any spelling), by default
-    :data:`GAME_ORDER`. A requested game the algorithm has no score for is an
-    InputError naming it.
+    rows fits use).
+
+    Examples
+    --------
 
     >>> import atari5_spec
     >>> m = atari5_spec.human_normalised_runs("dreamerv3")
@@ -179,14 +202,38 @@ def aggregate(runs, games: Sequence[str] | None = None, n_resamples: int = 2000,
               seed: int = 0, dataset=None) -> RunAggregates:
     """The ``atari5-spec aggregate`` computation on your own runs, from a notebook.
 
-    ``runs`` is the command's runs file (a path to a CSV with columns agent,
-    game, seed, score), the same as a long DataFrame of **raw** scores (any
-    game spelling), or ``{agent: array (n_runs, n_games)}`` of
-    human-normalised **fractions** (rliable's shape) with ``games`` naming the
-    columns (default: the 57 benchmark games, :data:`GAME_ORDER`). Files and
-    frames pass the command's gate: games outside the 57 are left out with a
-    note in the result's ``notes``, as the command prints it. The result's
-    ``to_frame()`` is a DataFrame of every metric with its interval.
+    Parameters
+    ----------
+    runs : path, DataFrame or dict
+        The command's runs file (a CSV with columns agent, game, seed, score),
+        the same as a long DataFrame of **raw** scores (any game spelling), or
+        ``{agent: array (n_runs, n_games)}`` of human-normalised **fractions**
+        (rliable's shape).
+    games : sequence of str, optional
+        With arrays only: the columns (default: the 57 benchmark games,
+        :data:`GAME_ORDER`).
+    n_resamples : int, default 2000
+        Stratified bootstrap resamples (seeds within each game).
+    confidence : float, default 0.95
+        The intervals' level.
+    seed : int, default 0
+        The bootstrap's random seed (same inputs and seed, same intervals).
+    dataset : Dataset, optional
+        A loaded package (default: :func:`atari5_spec.load`).
+
+    Returns
+    -------
+    RunAggregates
+        IQM, median, mean and optimality gap with intervals, probability of
+        improvement, performance profiles, Welch tests; ``to_frame()`` is a
+        DataFrame of every metric with its interval; ``notes`` says what the
+        command prints as notes (games outside the 57 left out, zero-width
+        intervals with one run per game).
+
+    Raises
+    ------
+    InputError
+        As the command: naming the file (or the frame's row), line and column.
     """
     from ..data.limits import MAX_RESAMPLES
 

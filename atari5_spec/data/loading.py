@@ -116,6 +116,27 @@ def read_table(path: Path | str, schema: dict, data: bytes | None = None) -> pd.
 def load(path: str | Path | None = None) -> Dataset:
     """Load the data package (by default the copy installed with atari5_spec).
 
+    Parameters
+    ----------
+    path : str or Path, optional
+        A data package folder (one holding datapackage.json). Default: the
+        package you are in (the current folder or the nearest one above it),
+        else the installed copy.
+
+    Returns
+    -------
+    Dataset
+        Tidy pandas frames, one per table: ``games``, ``algorithms``,
+        ``scores``, ``seed_scores``, ``budget_scores``, ``sources``, typed by
+        the Table Schemas in schemas/.
+
+    Raises
+    ------
+    InputError
+        When a table cannot be read (the message names file, line and column).
+
+    Examples
+    --------
     >>> import atari5_spec
     >>> data = atari5_spec.load()
     >>> list(data.scores.columns[:3])          # one row per published number

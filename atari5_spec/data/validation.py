@@ -414,8 +414,24 @@ def interrupted_commit_problems(root: Path) -> list[Problem]:
 
 
 def validate_package(path: str | Path | None = None, structure=None, data: Dataset | None = None) -> list[Problem]:
-    """Every problem in the package at ``path``; checked again when a commit changed the package meanwhile
-    (a merge finishing during validation is not a hash mismatch). See :func:`_validate_once`."""
+    """Every problem in the data package: structure, types, keys and hashes (Frictionless), data rules (pandera).
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        The package folder (default: the one you are in, else the installed copy).
+
+    Returns
+    -------
+    list of Problem
+        Empty when the package is valid; each problem names the file, the
+        line (header = line 1), the column, what is wrong and how to fix it.
+
+    Notes
+    -----
+    Checked again when a commit changed the package meanwhile (a merge
+    finishing during validation is not a hash mismatch).
+    """
     from .transaction import generation
 
     root = package_root(path, recover=False)

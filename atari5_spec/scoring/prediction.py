@@ -65,9 +65,27 @@ class PredictionResult(NamedTuple):
 def predict(scores: Any, subset: str = "Atari-5", coefficients=None) -> PredictionResult:
     """Estimated raw and normalised scores for every game with a per-game model of ``subset``.
 
-    ``scores`` as for :func:`atari5_spec.scoring.score` (several seeds: the
-    mean raw score per game is used). Raises InputError when a game of the
-    subset is missing.
+    Parameters
+    ----------
+    scores : dict, records, Series, DataFrame or path
+        The agent's raw scores, in any form :func:`atari5_spec.score` takes
+        (several seeds: the mean raw score per game is used).
+    subset : {"Atari-5", "Atari-10"}
+        The games to predict from.
+    coefficients : str, optional
+        A pinned coefficient version (default: the package's default).
+
+    Returns
+    -------
+    PredictionResult
+        One :class:`GamePrediction` per game (``to_frame()`` for a table);
+        each game's R^2 says how far to trust its prediction (there is no
+        interval).
+
+    Raises
+    ------
+    InputError
+        When a game of the subset is missing.
     """
     coefficient_set = as_coefficient_set(coefficients)
     subset = resolve_subset(subset, [s for s in PER_GAME_SUBSETS if s in coefficient_set.subsets])
