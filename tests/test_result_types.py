@@ -108,3 +108,20 @@ def test_intervals_are_immutable(results):
     pi = results["one"].prediction_interval
     with pytest.raises(AttributeError, match="immutable"):
         pi.level = 0.5
+
+
+def test_every_other_result_prints_one_line_and_a_table():
+    data = atari5_spec.load()
+    predicted = atari5_spec.predict(ONE_SEED)
+    board = atari5_spec.leaderboard(ONE_SEED)
+    runs = atari5_spec.human_normalised_runs("dreamerv3")
+    aggregates = atari5_spec.aggregate({"DreamerV3": runs.scores}, n_resamples=20)
+    for result in (data, predicted, board, runs, aggregates):
+        line = repr(result)
+        assert "\n" not in line and len(line) < 400, line
+    assert f"algorithms {len(data.algorithms):,}" in repr(data)              # not every table in full
+    assert "R^2" in repr(predicted) and predicted.to_frame().shape[0] == len(predicted.predictions)
+    assert f"your agent {board.user_estimate:.1f} (rank {board.user_rank})" in repr(board)
+    assert "IQM" in repr(aggregates)
+    for result in (data, predicted, board, aggregates):
+        assert "<table" in result._repr_html_()

@@ -31,6 +31,24 @@ class Dataset(NamedTuple):
     seed_scores: pd.DataFrame | None = None    # per-seed final scores (data package 1.0)
     budget_scores: pd.DataFrame | None = None  # per-seed scores at training budgets (data package 1.0)
 
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        return [(name, getattr(self, name)) for name in TABLES if getattr(self, name) is not None]
+
+    def __repr__(self) -> str:
+        """One line (the default repr printed every table in full): version, folder, rows per table."""
+        sizes = ", ".join(f"{name} {len(frame):,}" for name, frame in self._tables())
+        return f"Dataset(data package {self.version} at {self.root}; rows: {sizes})"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<tr><th style=\"text-align:left\">{name}</th><td>{len(frame):,}</td>"
+                       f"<td style=\"text-align:left\">{html.escape(', '.join(map(str, frame.columns)))}</td></tr>"
+                       for name, frame in self._tables())
+        return (f"<table><caption style=\"text-align:left\"><b>Dataset</b>: data package {html.escape(self.version)}"
+                f"</caption><thead><tr><th>table</th><th>rows</th><th>columns</th></tr></thead><tbody>{rows}"
+                "</tbody></table>")
+
 
 _PATTERNS = {
     # Plain decimal or scientific notation in ASCII digits ([0-9], not \d, which takes any script's
