@@ -22,6 +22,7 @@ sys.path.insert(0, str(HERE))
 import atari5_spec  # noqa: E402
 
 from _commands import write_command_pages  # noqa: E402
+from _fields import write_field_tables  # noqa: E402
 
 project = "atari5-spec"
 author = "atari5-spec contributors"
@@ -36,7 +37,7 @@ extensions = [
 ]
 
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "README.md"]
+exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store", "README.md"]
 source_suffix = {".md": "myst-nb", ".rst": "restructuredtext"}
 
 # MyST: heading anchors for the Markdown's own links (README's "#how-accurate-is-an-atari-5-score").
@@ -67,5 +68,6 @@ html_static_path: list[str] = []
 html_show_sourcelink = False
 
 
-def setup(app):
-    app.connect("builder-inited", lambda app: write_command_pages(HERE / "commands"))
+# Written before Sphinx reads the sources (the API reference includes the field tables).
+write_command_pages(HERE / "commands")
+write_field_tables(HERE / "_generated")
