@@ -8,7 +8,7 @@ level, e.g. 0.95) and ``.covers`` (what the interval covers, in words).
 :class:`RatioInterval` (where the ratio of two agents' medians lies) add the
 facts behind them as attributes.
 
-In atari5-spec 1.0.0 those two were named tuples of 11 and 12 fields, so
+In atari5-spec 1.0.0 those two were named tuples of 11 fields, so
 ``interval[3]``, ``interval._asdict()`` or ``interval._replace(...)`` worked.
 They still do, for one minor-release cycle, with a :class:`DeprecationWarning`
 naming the attribute to use instead; only unpacking into all the fields
@@ -232,15 +232,22 @@ class PredictionInterval(Interval):
 class RatioInterval(Interval):
     """Where the ratio of two agents' true 57-game medians lies, at ``level``, and what that decides.
 
-    Fields after the pair: ``level``, ``decision`` ('higher', 'lower' or
-    'cannot tell': the interval holds 1), ``statement`` (the decision in
-    words), ``coverage`` (measured on pairs of agents the version did not
-    see), ``calibration``, ``seed_part``, ``definition``, ``covers``, ``rule``.
+    Fields after the pair: ``level``, ``decision`` ('higher', 'lower', 'cannot
+    tell': the interval holds 1, or 'cannot be decided here': it excludes 1,
+    but an agent is where the pair coverage was not measured, see
+    ``reasons``), ``statement`` (the decision in words), ``coverage``
+    (measured on pairs of agents the version did not see), ``calibration``,
+    ``seed_part``, ``definition``, ``covers``, ``rule``, ``reasons`` (why no
+    direction is stated although the interval excludes 1), ``design`` ('two
+    papers', the default, or 'same setup') and ``evidence``
+    (:class:`atari5_spec.method.pairs.Evidence`: pairs, runs, papers and the
+    clustered interval).
     """
 
     _fields = ("low", "high", "level", "decision", "statement", "coverage", "calibration", "seed_part",
-               "definition", "covers", "rule")
-    _defaults = {"definition": RATIO_DEFINITION, "covers": RATIO_COVERS, "rule": RATIO_RULE}
+               "definition", "covers", "rule", "reasons", "design", "evidence")
+    _defaults = {"definition": RATIO_DEFINITION, "covers": RATIO_COVERS, "rule": RATIO_RULE, "reasons": (),
+                 "design": "two papers", "evidence": None}
     _short_covers = "ratio of 57-game medians"
     _digits = 3
 
