@@ -51,6 +51,7 @@ from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from .display import result_html
 from .input import Observation, group_runs, observations_from_object
 from .intervals import SEED_ONLY, PredictionInterval, SeedInterval, interval_text, seed_interval
+from .protocol_check import ProtocolCheck
 from .signature import TRANSFORM_LABEL, Signature, data_version_of, parse_signature, signature
 
 __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "PredictionInterval", "SEED_ONLY",
@@ -80,16 +81,6 @@ class BootstrapSettings(NamedTuple):
     seed: int
     confidence: float
     method: str = BOOTSTRAP_METHOD
-
-
-class ProtocolCheck(NamedTuple):
-    """The agent's protocol as far as known, and how the version's errors shift for agents like it."""
-
-    sticky_action_probability: float | None
-    training_frames: int | None
-    source: str               # where the facts came from (options, game ids, not given)
-    messages: tuple[str, ...]
-    max_episode_frames: int | None = None  # the evaluation's episode cap, when stated (scoring.protocol_conditions)
 
 
 class SubsetScore(NamedTuple):
@@ -520,7 +511,7 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     runs = group_runs(observations, load_aliases())
     protocol = stated_protocol(observations, sticky_action_probability, training_frames)
     result = score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
-    from .protocol_conditions import check_episode_frames, with_conditions  # (it imports this module)
+    from .protocol_conditions import check_episode_frames, with_conditions
 
     result = with_conditions(result, [o.game for o in observations], sticky_action_probability,
                              check_episode_frames(max_episode_frames), coefficient_set,
