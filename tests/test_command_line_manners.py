@@ -147,3 +147,21 @@ def test_the_human_reference_is_a_line_not_a_rank(capsys):
 
     printed = json.loads(out)
     assert printed["n_in_dataset"] == board.n_in_dataset and printed["references"][0]["rank"] is None
+
+
+def test_your_agents_own_median_is_on_the_leaderboard_line(tmp_path, capsys):
+    import atari5_spec
+
+    data = atari5_spec.load()
+    rows = data.scores[(data.scores["algorithm_id"] == "dqn-noop") & data.scores["use_in_fit"].astype(bool)]
+    path = tmp_path / "dqn.csv"
+    rows.groupby("game_id")["score"].first().rename_axis("game").reset_index().to_csv(path, index=False)
+    board = atari5_spec.leaderboard(path)          # DQN's own published numbers, 56 games, as "your agent"
+    dqn = next(r for r in board.rows if r.algorithm_id == "dqn-noop")
+    assert board.user_median == pytest.approx(dqn.median) and board.user_estimate == pytest.approx(dqn.estimate)
+    code, out, _ = run(["leaderboard", str(path)], capsys)
+    line = next(line for line in out.splitlines() if "your agent" in line and "->" in line)
+    assert f"{dqn.median:,.1f}" in line
+    five = atari5_spec.leaderboard({g: float(rows[rows["game_id"] == g]["score"].iloc[0])
+                                    for g in ("battle_zone", "double_dunk", "name_this_game", "phoenix", "qbert")})
+    assert five.user_median is None                 # 5 games are not a 57-game median

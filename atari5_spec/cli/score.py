@@ -520,7 +520,8 @@ def _cmd_leaderboard(args) -> int:
     if args.json:
         print(json.dumps({"subset": board.subset, "coefficients": board.coefficients_version,
                           "signature": board.signature, "advice": COMPARISON_ADVICE,
-                          "user": ({"estimate": board.user_estimate, "rank": board.user_rank}
+                          "user": ({"estimate": board.user_estimate, "rank": board.user_rank,
+                                    "median": board.user_median}
                                    if board.user_estimate is not None else None),
                           "rows": [r._asdict() for r in board.rows],
                           "references": [r._asdict() for r in board.references],
@@ -540,8 +541,8 @@ def _cmd_leaderboard(args) -> int:
               f"--only-regime {board.other_regimes[-1]}.")
     print(f"\n  {'rank':>4}  {'algorithm':<34} {name:>10} {'median':>10} {'games':>5}  "
           f"{'regime':>10} {'frames':>7} {'sticky':>6} {'statistic':<21} {'seeds':>5}")
-    user_line = (f"  {'->':>4}  {'your agent':<34} {_number(board.user_estimate):>10}"
-                 if board.user_estimate is not None else None)
+    user_line = (f"  {'->':>4}  {'your agent':<34} {_number(board.user_estimate):>10} "
+                 f"{_number(board.user_median):>10}" if board.user_estimate is not None else None)
     def shown(value):
         return "-" if value is None else str(value)
 

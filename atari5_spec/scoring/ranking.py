@@ -51,6 +51,7 @@ class Leaderboard(NamedTuple):
     references: tuple[LeaderboardRow, ...] = ()  # reference lines (human play), best first: shown, not ranked
     n_in_dataset: int = 0             # entries of data/algorithms.csv
     unranked: tuple[tuple[str, int], ...] = ()   # (why an entry is not ranked, how many), most first
+    user_median: float | None = None  # the user's own 57-game median, given at least 40 of the 57 games
 
     def to_frame(self):
         """The ranked rows (rank index), the reference lines after them with rank NaN."""
@@ -181,13 +182,19 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     ranked = tuple(LeaderboardRow(rank=i + 1, **e) for i, e in enumerate(entries))
     unranked = _unranked(dataset.algorithms, algorithms, {r.algorithm_id for r in ranked}, set(complete.index),
                          references, subset)
-    user_estimate = user_rank = None
+    user_estimate = user_rank = user_median = None
     if scores is not None:
-        user_estimate = score(scores, subset=subset, coefficients=coefficient_set, n_bootstrap=0).estimate
+        from .own_median import own_median
+
+        result = score(scores, subset=subset, coefficients=coefficient_set, n_bootstrap=0)
+        user_estimate = result.estimate
+        own = own_median(result)  # the agent's own 57-game median, as for the entries, with >= 40 games
+        user_median = own.median if own is not None else None
         if user_estimate is not None:
             user_rank = 1 + sum(row.estimate > user_estimate for row in ranked)
     return Leaderboard(subset, coefficient_set.version, signature(subset, coefficient_set), ranked,
-                       user_estimate, user_rank, labels, tuple(other), references, len(dataset.algorithms), unranked)
+                       user_estimate, user_rank, labels, tuple(other), references, len(dataset.algorithms), unranked,
+                       user_median)
 
 
 def _unranked(every, considered, ranked: set, complete: set, references,
