@@ -123,5 +123,5 @@ def test_every_other_result_prints_one_line_and_a_table():
     assert "R^2" in repr(predicted) and predicted.to_frame().shape[0] == len(predicted.predictions)
     assert f"your agent {board.user_estimate:.1f} (rank {board.user_rank})" in repr(board)
     assert "IQM" in repr(aggregates)
-    for result in (data, predicted, board, aggregates):
+    for result in (data, predicted, board, runs, aggregates):
         assert "<table" in result._repr_html_()

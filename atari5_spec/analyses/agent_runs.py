@@ -56,6 +56,11 @@ class RunsMatrix(NamedTuple):
         """The matrix as a DataFrame: one row per run, one column per game."""
         return pd.DataFrame(self.scores, index=pd.Index(self.runs, name="run"), columns=self.games)
 
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p><b>RunsMatrix</b>: {html.escape(repr(self))}</p>" + self.to_frame()._repr_html_()
+
 
 def _resolved_games(games: Sequence[str] | None, dataset) -> list[str]:
     if games is None:
