@@ -165,3 +165,18 @@ def test_your_agents_own_median_is_on_the_leaderboard_line(tmp_path, capsys):
     five = atari5_spec.leaderboard({g: float(rows[rows["game_id"] == g]["score"].iloc[0])
                                     for g in ("battle_zone", "double_dunk", "name_this_game", "phoenix", "qbert")})
     assert five.user_median is None                 # 5 games are not a 57-game median
+
+
+def test_contribute_report_checks_its_output_path_before_any_work(tmp_path, capsys, monkeypatch):
+    import atari5_spec.contributions.report as report
+
+    package = tmp_path / "clone"
+    package.mkdir()
+    (package / "datapackage.json").write_text("{}", encoding="utf-8")
+    calls = []
+    monkeypatch.setattr(report, "summarise_submission", lambda *a, **k: calls.append(a))
+    submission = next(p for p in sorted((ROOT / "contributions").iterdir()) if (p / "metadata.yaml").is_file()
+                      and not p.name.startswith("_"))
+    code, out, err = run(["contribute", "report", str(submission), "--out", str(package / "review.md")], capsys)
+    assert code == 1 and "review.md" in err and "inside the data package" in err
+    assert calls == [] and out == ""
