@@ -59,6 +59,7 @@ _LAZY = {
     "SignatureCheck": ("scoring.signature_check", "SignatureCheck"),
     "Citation": ("scoring.citation", "Citation"),
     "InputError": ("data.errors", "InputError"),
+    "build_site": ("site.build", "build_site"),
 }
 
 __all__ = ["__version__", *_LAZY]

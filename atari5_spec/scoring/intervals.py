@@ -209,13 +209,19 @@ class PredictionInterval(Interval):
     pinned errors it is calibrated on), ``n_errors``, ``log_half_width`` (the
     model-error part, in log10(1 + z)), ``seed_part`` (how seed noise entered,
     or why it could not), ``coverage`` (measured on held-out agents),
-    ``covers``, ``range`` ('in range', 'extrapolation' or 'pooled') and
-    ``method`` (the calibration's rule).
+    ``covers``, ``range`` ('in range', 'extrapolation' or 'pooled'),
+    ``method`` (the calibration's rule), ``claim`` ('shown' or 'widened',
+    :mod:`atari5_spec.method.claims`; '' for calibrations before claims),
+    ``claim_reason`` (one line: why shown as calibrated or widened),
+    ``widening`` (the factor the model part was widened by) and ``evidence``
+    (the measured coverage behind ``coverage``: agents, runs, papers, exact
+    interval).
     """
 
     _fields = ("low", "high", "level", "calibration", "n_errors", "log_half_width", "seed_part", "coverage",
-               "covers", "range", "method")
-    _defaults = {"covers": PREDICTION_COVERS, "range": "pooled", "method": ""}
+               "covers", "range", "method", "claim", "claim_reason", "widening", "evidence")
+    _defaults = {"covers": PREDICTION_COVERS, "range": "pooled", "method": "", "claim": "", "claim_reason": "",
+                 "widening": 1.0, "evidence": None}
     _short_covers = "57-game median"
 
     def half_widths(self, estimate: float) -> tuple[float, float]:
