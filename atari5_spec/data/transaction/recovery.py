@@ -8,7 +8,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..errors import InputError
 from .files import fsync_folder, sha256_file
@@ -16,11 +16,8 @@ from .journal import (DONE, STAGING_NAME, RecoveryError, backup_path, undo_targe
                       remove_made_folders, target_state, generation)
 from .lock import LOCK_NAME, PackageLockedError, acquire, release, remove_stale_lock
 
-if TYPE_CHECKING:
-    from .commit import Transaction
-
 # Transactions this process holds, by package folder: apply_changes joins the one its caller opened.
-HELD: dict[str, "Transaction"] = {}
+HELD: dict[str, Any] = {}  # commit.Transaction (not imported: commit imports this module)
 # Interrupted commits this process finished, by package folder: the rerun of the interrupted command succeeds.
 FINISHED: dict[str, list[str]] = {}
 
