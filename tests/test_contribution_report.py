@@ -103,7 +103,7 @@ def test_changed_range_reviews_only_the_submissions_a_pull_request_touches(packa
     text = out_file.read_text(encoding="utf-8")
     assert code == 1
     assert "1 of 2 submission(s) NOT ready to merge" in text
-    assert "### `ppo2-rerun`: ready to merge" in text and "### `bad-agent`: 2 problem(s)" in text
+    assert "### `ppo2-rerun`: no problems, held: the pull request needs a maintainer" in text and "### `bad-agent`: 2 problem(s)" in text
     assert "`data/notes.txt`: data/ is changed by `atari5-spec contribute add`" in text
 
 
@@ -121,21 +121,65 @@ def test_submission_text_cannot_mention_link_or_break_the_table():
     assert "\n" not in text
 
 
-def test_the_workflows_keep_untrusted_code_away_from_the_write_token():
+def test_the_workflow_running_pull_request_code_has_no_write_token_and_no_artifact():
     import yaml
 
     workflows = REPOSITORY / ".github" / "workflows"
-    check = yaml.safe_load((workflows / "contribution.yml").read_text(encoding="utf-8"))
-    comment_text = (workflows / "contribution-comment.yml").read_text(encoding="utf-8")
-    comment = yaml.safe_load(comment_text)
+    text = (workflows / "contribution.yml").read_text(encoding="utf-8")
+    check = yaml.safe_load(text)
     assert check["permissions"] == {"contents": "read"} and set(check[True]) == {"pull_request"}  # 'on' reads as True
-    steps = check["jobs"]["review"]["steps"]
-    run = "\n".join(s.get("run", "") for s in steps)
+    assert check[True]["pull_request"] is None  # no paths filter: every pull request is checked
+    assert "upload-artifact" not in text and "secrets." not in text
+    run = "\n".join(s.get("run", "") for s in check["jobs"]["checks"]["steps"])
     assert "atari5-spec contribute report --changed HEAD^1..HEAD --markdown" in run
-    assert '"validate" "verify --skip-search"' in run and "GITHUB_STEP_SUMMARY" in run
-    assert set(comment[True]) == {"workflow_run"} and comment["permissions"] == {}
-    assert "actions/checkout" not in comment_text and "pull_request_target" not in comment_text
-    for text in (comment_text, (workflows / "contribution.yml").read_text(encoding="utf-8")):
-        for line in text.splitlines():
-            if "uses:" in line:
-                assert re.search(r"@[0-9a-f]{40}\b", line), f"not pinned by commit: {line.strip()}"
+    assert 'validate "verify --skip-search"' in run and "GITHUB_STEP_SUMMARY" in run
+    assert not (workflows / "contribution-comment.yml").exists()  # the artifact-posting workflow is gone
+    for line in text.splitlines():
+        if "uses:" in line:
+            assert re.search(r"@[0-9a-f]{40}\b", line), f"not pinned by commit: {line.strip()}"
+
+
+def test_a_readme_under_contributions_is_a_changed_file_for_the_maintainer(package_copy, capsys, monkeypatch):
+    def git(*args):
+        subprocess.run(["git", "-C", str(package_copy), *args], check=True, capture_output=True,
+                       env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+                            "GIT_COMMITTER_EMAIL": "t@example.org", "HOME": str(package_copy), "PATH": "/usr/bin:/bin"})
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    (package_copy / "contributions").mkdir(exist_ok=True)
+    (package_copy / "contributions" / "README.md").write_text("[ready to merge](https://evil.example)\n")
+    _good(package_copy)
+    git("add", "-A")
+    git("commit", "-qm", "pull request")
+    assert changed_files(package_copy, "HEAD~1..HEAD").other == ("contributions/README.md",)
+    monkeypatch.chdir(package_copy)
+    code = main(["contribute", "report", "--changed", "HEAD~1..HEAD", "--markdown"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.index("Needs a maintainer") < out.index("- `contributions/README.md`") < out.index("### `ppo2-rerun`")
+    assert "ready to merge" not in out and "### `ppo2-rerun`: no problems, held" in out
+
+
+def test_escaping_breaks_bare_addresses_entities_and_references():
+    text = escape("see https://evil.example and www.evil.example, &commat;team &#64;x owner/repo#1 #2 GH-3")
+    assert "https://" not in text and "www." not in text and "repo#1" not in text and "GH-3" not in text
+    assert "\\&commat;" in text and "\\&\\#" in text  # entities show as typed
+    assert text.replace("\u200b", "").replace("\\", "") == (
+        "see https://evil.example and www.evil.example, &commat;team &#64;x owner/repo#1 #2 GH-3")
+
+
+def test_control_and_bidirectional_characters_never_reach_the_comment():
+    from atari5_spec.contributions.report import code
+
+    for shown in (escape("name\u202eevil\x1b[31m"), code("data/\u202efile\x07.csv")):
+        assert "\u202e" not in shown and "\x1b" not in shown and "\x07" not in shown and "\ufffd" in shown
+
+
+def test_the_text_review_names_changed_paths_outside_submissions_first():
+    from atari5_spec.contributions.report import ChangedFiles, report_text
+
+    text = report_text([], ChangedFiles((), ("contributions/old",), (".ci/run", "data/scores.csv")))
+    assert text.splitlines()[0].startswith("needs a maintainer")
+    assert "  contributions/old" in text and "  .ci/run" in text and "  data/scores.csv" in text

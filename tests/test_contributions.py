@@ -304,13 +304,12 @@ def test_add_of_an_already_merged_submission_writes_nothing(package, capsys):
 
 @pytest.mark.slow
 def test_a_failure_while_writing_leaves_the_package_byte_identical(package, monkeypatch):
-    from atari5_spec.data import transaction
     from atari5_spec.data.errors import InputError
 
     folder = make_submission(package / "elsewhere")
     before = snapshot(package)
     calls = []
-    real = transaction.os.replace
+    real = os.replace
 
     def fail_on_third(source, target):  # the commit record's rename, a first file, then the disk fails
         calls.append(target)
@@ -318,7 +317,7 @@ def test_a_failure_while_writing_leaves_the_package_byte_identical(package, monk
             raise OSError(28, "No space left on device", str(target))
         real(source, target)
 
-    monkeypatch.setattr(transaction.os, "replace", fail_on_third)
+    monkeypatch.setattr(os, "replace", fail_on_third)
     with pytest.raises(InputError, match="nothing was changed"):
         contrib.add_submission(folder, package)
     assert len(calls) > 3  # the first file was put back
@@ -590,7 +589,8 @@ def test_realistic_submission_checks_clean_with_the_duplicate_flagged(merged):
     report = merged["report"]
     assert report.ok, contrib.format_report(report)
     assert [w.message for w in report.warnings] == [
-        f"{len(merged['dreamerv2'])} of the {len(merged['dreamerv2'])} scores equal those of 'dreamerv2' in data/"]
+        f"{len(merged['dreamerv2'])} of the {len(merged['dreamerv2'])} scores equal those of 'dreamerv2' "
+        f"('DreamerV2') in data/ (of {len(merged['dreamerv2'])} games both give)"]
 
 
 @pytest.mark.slow

@@ -20,7 +20,6 @@ import yaml
 from conftest import copy_package
 
 from atari5_spec.cli import main
-from atari5_spec.data import transaction
 from atari5_spec.data.datapackage import package_root
 from atari5_spec.data.errors import InputError
 from atari5_spec.data.transaction import LOCK_NAME, STAGING_NAME, package_transaction, pending_commit, recover
@@ -129,6 +128,28 @@ def test_a_target_edited_after_the_kill_stops_recovery_with_a_message(tmp_path):
         recover(root)
 
 
+@pytest.mark.parametrize("damaged", ["staged", "backup"])
+def test_a_damaged_staged_or_backup_file_stops_recovery_and_changes_nothing(tmp_path, damaged):
+    """Recovery checks every file it could install against the journal's sha256 before renaming any."""
+    root = small_package(tmp_path / "package")
+    assert run_apply(root, {"ATARI5_FAULT_KILL": "renamed-1"}).returncode == 137
+    journal = json.loads((root / STAGING_NAME / "journal.json").read_text())
+    if damaged == "staged":  # the second target is not applied yet: its staged file would be installed
+        target = journal["targets"][1]
+        victim = root / STAGING_NAME / target["staged"]
+    else:  # the first target is applied: its kept old version is what undoing would put back
+        target = journal["targets"][0]
+        victim = root / STAGING_NAME / "old" / Path(target["staged"]).name
+        victim.unlink()  # a hard link to the old file: replace it rather than edit the shared inode
+    victim.write_text("id\n666\n")
+    (root / LOCK_NAME).unlink(missing_ok=True)  # the killed writer's stale lock, which recovery tidies anyway
+    before = snapshot(root)
+    with pytest.raises(InputError, match=r"cannot be recovered safely: the (staged new|kept old) version of "
+                                         + target["path"] + r".*not the journal's.*Nothing was changed"):
+        recover(root)
+    assert snapshot(root) == before
+
+
 def test_a_read_overlapping_a_commit_is_read_again(tmp_path):
     from atari5_spec.data.transaction import read_consistently
 
@@ -182,9 +203,9 @@ def test_disk_errors_leave_the_package_unchanged_and_say_so_in_one_line(tmp_path
     before, _ = states
     root = small_package(tmp_path / "package")
     if where == "write":  # the disk fills (or fails) while the new files are staged
-        monkeypatch.setattr(transaction.os, "write", _failing(os.write, error_number, after_calls=2))
+        monkeypatch.setattr(os, "write", _failing(os.write, error_number, after_calls=2))
     else:  # a rename fails after two targets were replaced: the old files are put back by renames
-        monkeypatch.setattr(transaction.os, "replace", _failing(os.replace, error_number, after_calls=3, times=1))
+        monkeypatch.setattr(os, "replace", _failing(os.replace, error_number, after_calls=3, times=1))
     with pytest.raises((InputError, OSError)) as raised:
         apply_changes(root, dict(CHANGE))
     monkeypatch.undo()
@@ -196,7 +217,7 @@ def test_disk_errors_leave_the_package_unchanged_and_say_so_in_one_line(tmp_path
 def test_a_restore_that_fails_too_leaves_a_journal_the_next_command_finishes(tmp_path, states, monkeypatch):
     _, after = states
     root = small_package(tmp_path / "package")
-    monkeypatch.setattr(transaction.os, "replace", _failing(os.replace, errno.EIO, after_calls=3))
+    monkeypatch.setattr(os, "replace", _failing(os.replace, errno.EIO, after_calls=3))
     with pytest.raises(InputError, match="next atari5-spec command"):
         apply_changes(root, dict(CHANGE), {"extra": {"x.txt": "folder file\n"}})
     monkeypatch.undo()

@@ -177,3 +177,38 @@ def test_every_signature_the_package_prints_parses_back_to_itself():
     assert [str(p) for p in parsed] == printed
     assert [p.kind for p in parsed] == ["score", "per-game", "score", "ratio"]
     assert parsed[3].calibration is not None  # the ratio's prediction interval names its calibration
+
+
+# --- issue 25: an unchecked number must not read as checked -------------------------------------------------------
+
+def _wrong_number(line: str) -> str:
+    """The pasted line with its score changed by 10 (the attacker's edit of a paper's line)."""
+    label, _, rest = line.partition(" score ")
+    number = rest.split(" ", 1)[0]
+    changed = f"{float(number.replace(',', '')) + 10:.{len(number.partition('.')[2])}f}"
+    return f"{label} score {changed} {rest.split(' ', 1)[1]}"
+
+
+def test_a_pasted_number_without_scores_is_said_not_checked(run, pasted_line, scores_csv):
+    edited = _wrong_number(pasted_line)
+    status, out, _ = run("signature", "check", edited)
+    assert status == 0  # the fields do match: only the number is unknown
+    assert "matches: this install reproduces" not in out
+    assert re.search(r"^  score\s+not checked .*number not checked", out, re.M)
+    assert re.search(r"^  prediction interval\s+not checked", out, re.M)
+    assert "number not checked" in out.splitlines()[-1]
+    status, out, err = run("signature", "check", edited, "--scores", str(scores_csv))
+    assert status == 1 and re.search(r"^  score\s+differs", out, re.M)
+
+
+def test_signature_check_json_is_json_on_bad_input_too(run, pasted_line, tmp_path):
+    import json
+
+    for arguments in (["not a signature [x]"], [pasted_line, "--scores", str(tmp_path / "missing.csv")]):
+        status, out, err = run("signature", "check", *arguments, "--json")
+        parsed = json.loads(out)
+        assert status == 1 and parsed["matches"] is False and parsed["error"], (out, err)
+    status, out, _ = run("signature", "check", _wrong_number(pasted_line), "--json")
+    parsed = json.loads(out)
+    assert status == 0 and parsed["unchecked"] == ["score", "prediction interval"]
+    assert "number not checked" in parsed["verdict"]

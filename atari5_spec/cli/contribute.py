@@ -41,12 +41,27 @@ def _cmd_report(args) -> int:
     dataset = load(root)
     board = leaderboard(dataset=dataset)
     summaries = [summarise_submission(f, root, dataset=dataset, board=board) for f in folders]
-    text = report_markdown(summaries, changed) if args.markdown else report_text(summaries) + "\n"
+    text = report_markdown(summaries, changed) if args.markdown else report_text(summaries, changed) + "\n"
     if args.out:
         write_output(args.out, text)
     else:
         sys.stdout.write(text)
     return 1 if any_problem(summaries, changed) else 0
+
+
+def _cmd_review(args) -> int:
+    import sys
+
+    from ..contributions.pull_request import review_pull_request
+    from ..data.paths import output_file, write_output
+
+    review = review_pull_request(args.repository, args.base, args.head, args.package)
+    if args.out:
+        output_file(args.out)
+        write_output(args.out, review.text)
+    else:
+        sys.stdout.write(review.text)
+    return 0 if review.ready else 1
 
 
 def _cmd_add(args) -> int:
@@ -132,6 +147,20 @@ def add_contribution_commands(commands) -> None:
     r.add_argument("--out", default=None, help="file to write (default: standard output)")
     r.add_argument("--package", default=None, help="the data package (default: the one the current folder is in)")
     r.set_defaults(run=_cmd_report)
+
+    v = actions.add_parser(
+        "review", help="the privileged pull-request review: this install's code reads the pull request from git as data",
+        description="Reviews a pull request from git without checking it out or running any of its code: every path "
+                    "it changes outside new submission folders (contributions/<id>/) is listed first and makes the "
+                    "verdict 'needs a maintainer' (with the published rows a data/ edit changes); each new "
+                    "submission is copied out of git and checked with this install against --package. Exit 0 only "
+                    "when the verdict is 'ready to merge'. The comment workflow posts its output.")
+    v.add_argument("--base", required=True, help="the base branch's revision (e.g. HEAD of the base checkout)")
+    v.add_argument("--head", required=True, help="the pull request's head revision (fetched, never checked out)")
+    v.add_argument("--repository", default=".", help="the git repository holding both (default: the current folder)")
+    v.add_argument("--out", default=None, help="file to write (default: standard output)")
+    v.add_argument("--package", default=None, help="the data package to check against (default: --repository)")
+    v.set_defaults(run=_cmd_review)
 
     a = actions.add_parser("add", help="merge a clean submission into data/ (append-only, all files or none)")
     a.add_argument("path", help=SUBMISSION_HELP)

@@ -91,10 +91,18 @@ def _check_lines(check) -> list[str]:
     lines.append("")
     if check.results and all(c.status == "matches" for c in check.results) and not check.matches:
         lines.append("the reported number and interval are reproduced by this install all the same")
-    differing = check.differing
-    lines.append("matches: this install reproduces what the signature pins" if check.matches else
-                 "does not match: " + ", ".join(differing) + (" differs" if len(differing) == 1 else " differ"))
+    lines.append(_verdict(check))
     return lines
+
+
+def _verdict(check) -> str:
+    differing, unchecked = check.differing, check.unchecked
+    if not check.matches:
+        return "does not match: " + ", ".join(differing) + (" differs" if len(differing) == 1 else " differ")
+    if unchecked:
+        return ("the signature's fields match this install; number not checked: the reported "
+                + " and ".join(unchecked) + " were not recomputed (give the agent's scores with --scores)")
+    return "matches: this install reproduces what the signature pins"
 
 
 def _cmd_signature_check(args) -> int:
@@ -102,13 +110,22 @@ def _cmd_signature_check(args) -> int:
     from ..scoring.input import read_scores_file
     from ..scoring.signature_check import check_signature
 
-    scores = read_scores_file(args.scores) if args.scores else None
-    check = check_signature(args.signature, scores)
+    try:
+        scores = read_scores_file(args.scores) if args.scores else None
+        check = check_signature(args.signature, scores)
+    except InputError as error:
+        if not args.json:
+            raise
+        # --json always prints JSON: a script reading it gets the error as data, with the exit status 1.
+        print(json.dumps({"error": str(error), "matches": False}, indent=2))
+        return 1
     if args.json:
         print(json.dumps({"signature": str(check.signature), "parsed": _jsonable(check.signature),
                           "matches": check.matches, "differing": list(check.differing),
+                          "unchecked": list(check.unchecked), "verdict": _verdict(check),
                           "fields": [c._asdict() for c in check.fields],
                           "results": [c._asdict() for c in check.results]}, indent=2))
+        return 0 if check.matches else 1
     else:
         print("\n".join(_check_lines(check)))
     if not check.matches:

@@ -29,7 +29,8 @@ Decisions (documented in CONTRIBUTING.md):
   best-seed, single-seed), computed exactly from the decimal texts;
 * line endings: LF and CRLF are accepted (git stores LF); a UTF-8 byte-order
   mark is rejected (the file is kept in the repository as provenance);
-* size: each file at most MAX_FILE_BYTES (1 MiB), checked before reading;
+* size: each file at most MAX_FILE_BYTES (1 MiB), checked before reading; at
+  most MAX_SEEDS_PER_GAME (100) runs per game and training budget;
 * a score below random - 10 x (human - random) is rejected as a typo (sign,
   game or scale); the schema's finite-number rules apply as everywhere.
 
@@ -42,6 +43,9 @@ Where things are (one module per idea):
 * merging it: :mod:`.merging` (appending rows, all files or none);
 * reviewing a pull request: :mod:`.report` (per changed submission its problems, or what it adds, its Atari-5
   estimate against its 57-game median and its rank; the text the pull-request bot posts);
+* the privileged review of a pull request, by the base branch's code from git: :mod:`.pull_request` (every path
+  outside new submission folders listed first as "needs a maintainer", each new folder copied out of git as data);
+* look-alike names and near-copies of an entry already in data/: :mod:`.lookalikes`;
 * :mod:`.model`: the limits and the records passed between them;
 * learning curves to rows by one stated rule: :mod:`.curves`.
 

@@ -257,20 +257,81 @@ def _link_corrections(rows: list[dict], dataset, target: str, label: str) -> tup
     return problems, all_corrections
 
 
-def _duplicate_warnings(rows: list[dict], dataset, label: str) -> list[Problem]:
-    """Warn when a new algorithm's numbers are those of an existing entry (it would count twice in fits)."""
-    import pandas as pd
+def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None = None,
+                        metadata_label: str | None = None) -> list[Problem]:
+    """Warn when a new algorithm's name looks like an existing entry's, or its numbers are (nearly) another's.
 
-    fit = pd.DataFrame([r for r in rows if r["use_in_fit"]], columns=["game_id", "score"])
-    if len(fit) < 5:
-        return []
-    same = dataset.scores.merge(fit, on=["game_id", "score"])
-    counts = same.groupby("algorithm_id")["game_id"].nunique()
-    counts = counts[(counts >= 5) & (counts >= len(fit) / 2)].sort_values(ascending=False)
-    return [Problem(label, None, None, f"{n} of the {len(fit)} scores equal those of {algorithm_id!r} in data/",
-                    f"if this is the same result, do not add it (it would count twice in fits); "
-                    f"if it corrects it, use corrects: {algorithm_id}")
-            for algorithm_id, n in counts.items()]
+    Either would show one result twice on the leaderboard and count it twice in fits
+    (:mod:`.lookalikes`: names by skeleton, scores within 1%).
+    """
+    from .lookalikes import SCORE_TOLERANCE, near_copies, same_looking_names
+
+    names = dict(zip(dataset.algorithms["algorithm_id"], dataset.algorithms["name"]))
+    warnings = []
+    if name is not None:
+        for algorithm_id, existing in same_looking_names(name, dataset.algorithms):
+            same = "is exactly" if existing == name else "looks like"
+            warnings.append(Problem(metadata_label or label, None, "name",
+                                    f"the name {name!r} {same} that of {algorithm_id!r} ({existing!r}) in data/ "
+                                    "(compared after Unicode normalisation, case folding and look-alike letters)",
+                                    f"if this is the same algorithm, do not add it again (it would show twice); if it "
+                                    f"corrects it, use corrects: {algorithm_id}; else name it as its paper does"))
+    fit = {r["game_id"]: r["score"] for r in rows if r["use_in_fit"]}
+    for algorithm_id, near, equal, shared in near_copies(fit, dataset.scores):
+        how = "equal those of" if equal == near else f"are within {SCORE_TOLERANCE:.0%} of those of"
+        detail = "" if equal == near else f"{equal} exactly equal, "
+        warnings.append(Problem(label, None, None, f"{near} of the {len(fit)} scores {how} {algorithm_id!r} "
+                                f"({names.get(algorithm_id, '?')!r}) in data/ ({detail}of {shared} games both give)",
+                                f"if this is the same result, do not add it (it would count twice in fits); "
+                                f"if it corrects it, use corrects: {algorithm_id}"))
+    return warnings
+
+
+# A corrected number further than this factor from the one it replaces gets a warning (a typo or a change of unit).
+LARGE_CHANGE = 2.0
+
+
+def correction_changes(rows: list[dict], dataset) -> list[tuple[str, float, float]]:
+    """(game, old, new) for every fit row of a correction that supersedes a number in data/, in game order."""
+    old = dict(zip(dataset.scores["score_id"], dataset.scores["score"]))
+    return sorted((r["game_id"], float(old[r["supersedes"]]), float(r["score"]))
+                  for r in rows if r.get("supersedes") is not None and r["supersedes"] in old)
+
+
+def _original_contributor(dataset, target: str) -> str | None:
+    """The GitHub handle that contributed ``target`` by pull request (from its source's description), or None."""
+    algorithms = dataset.algorithms.set_index("algorithm_id")
+    sources = dataset.sources.set_index("source_id")
+    source = algorithms.loc[target, "source_id"] if target in algorithms.index else None
+    text = str(sources.loc[source, "description"]) if source in sources.index else ""
+    found = re.search(r"Contributed by .*? \(@([A-Za-z0-9-]+)", text)
+    return found.group(1) if found else None
+
+
+def _correction_warnings(rows: list[dict], dataset, target: str, submission: Submission, label: str,
+                         metadata_label: str) -> list[Problem]:
+    """Warnings on a correction: numbers that change by more than LARGE_CHANGE times, and a corrector who is
+    not the original contributor."""
+    warnings = []
+    large = [(g, old, new) for g, old, new in correction_changes(rows, dataset)
+             if old == 0 or new == 0 or (old < 0) != (new < 0) or not 1 / LARGE_CHANGE <= new / old <= LARGE_CHANGE]
+    if large:
+        listed = "; ".join(f"{g} {old:g} -> {new:g}" + (f" (x{new / old:.3g})" if old else "")
+                           for g, old, new in large[:8]) + ("; ..." if len(large) > 8 else "")
+        warnings.append(Problem(label, None, "score", f"{len(large)} corrected number(s) change by more than "
+                                f"{LARGE_CHANGE:g} times or change sign: {listed}",
+                                "check each against the paper's erratum or table (a typo, a unit or a game "
+                                "mix-up changes a number this much)"))
+    corrector = (submission.metadata.get("contributor") or {}).get("github")
+    original = _original_contributor(dataset, target)
+    if original is None or corrector is None or original.casefold() != str(corrector).casefold():
+        who = f"@{original}" if original else "the maintainers' import from the paper (no contributor)"
+        warnings.append(Problem(metadata_label, None, "contributor.github",
+                                f"the correction of {target!r} is by {'@' + str(corrector) if corrector else 'someone'}"
+                                f", not by who contributed the entry ({who})",
+                                "check the correction against the paper or its erratum before merging, and ask "
+                                "the original contributor if there is one"))
+    return warnings
 
 
 def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Problem], list[Problem]]:
@@ -300,6 +361,8 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
         all_corrections = False
     if problems:
         return None, problems, warnings
+    if target in known:
+        warnings += _correction_warnings(rows, dataset, target, submission, scores_label, metadata_label)
     games57 = set(dataset.games.loc[dataset.games["in_57"].astype(bool), "game_id"])
     too_few = None
     outside = sorted({r["game_id"] for r in rows} - games57)
@@ -326,7 +389,7 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
             warnings.append(Problem(scores_label, None, None, f"scores for {n_games} of the 57 games: fits need at "
                                     f"least {FIT_MIN_GAMES}, so the entry is stored but does not enter fits",
                                     "add every game the paper reports"))
-        warnings += _duplicate_warnings(rows, dataset, scores_label)
+        warnings += _duplicate_warnings(rows, dataset, scores_label, algorithm["name"], metadata_label)
     first = int(dataset.scores["score_id"].max()) + 1 if len(dataset.scores) else 1
     scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
     bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"

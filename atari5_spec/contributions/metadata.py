@@ -240,10 +240,14 @@ def _validator(schema: dict):
 
 
 def formula_problem(label: str, line: int | None, column: str | None, text: str) -> Problem | None:
-    """A Problem when ``text`` would run as a spreadsheet formula once the data is opened in a spreadsheet."""
-    if text.startswith(FORMULA_START):
+    """A Problem when ``text`` would run as a spreadsheet formula once the data is opened in a spreadsheet.
+
+    Checked on the text as given and as stored (trimmed, spaces collapsed): ``" =1+1"`` is stored as ``=1+1``.
+    """
+    if text.startswith(FORMULA_START) or " ".join(text.split()).startswith(FORMULA_START):
         return Problem(label, line, column,
-                       f"text starting with {text[:1]!r} is read as a formula by spreadsheets ({text[:30]!r})",
+                       f"text starting with {text.lstrip(' ')[:1]!r} is read as a formula by spreadsheets "
+                       f"({text[:30]!r})",
                        "start the text with a letter or digit (write the words out, e.g. 'minus' or 'at')")
     return None
 

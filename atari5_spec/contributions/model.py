@@ -12,6 +12,9 @@ from ..data.rawvalues import PLUS_MINUS_SIGN
 from ..data.validation import Problem, format_problems
 
 MAX_FILE_BYTES = 1 << 20  # 1 MiB: a full 57-game table with 100 seeds is about 60 kB
+# Runs (seeds) per game, per training budget: the data's largest is 67 (BBF with sticky actions); a table of
+# thousands of seeds of one game is a mistake or an attempt to outweigh the other games' evidence.
+MAX_SEEDS_PER_GAME = 100
 METADATA_FILE, SCORES_FILE = "metadata.yaml", "scores.csv"
 SUBMISSION_FILES = (METADATA_FILE, SCORES_FILE)
 METADATA_SCHEMA = "schemas/contribution-metadata.schema.json"

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..data.errors import InputError
+from ..data.limits import printable
 from ..data.validation import Problem
 from .merging import check_submission
 from .model import Report
@@ -54,6 +55,7 @@ class SubmissionSummary(NamedTuple):
     n_regime: int = 0
     coefficients_version: str | None = None
     note: str | None = None            # why no estimate was computed
+    changes: tuple = ()                # a correction's (game, old, new) for every number it replaces
 
 
 class ChangedFiles(NamedTuple):
@@ -83,7 +85,7 @@ def changed_files(root: str | Path, revision_range: str) -> ChangedFiles:
         parts = path.split("/")
         if parts[0] == CONTRIBUTIONS and len(parts) >= 3 and not parts[1].startswith("_"):
             folders.add(f"{CONTRIBUTIONS}/{parts[1]}")
-        elif parts[0] != CONTRIBUTIONS or parts[-1] != "README.md":
+        else:  # contributions/README.md and the template included: a maintainer looks at every one
             other.append(path)
     present = tuple(sorted(f for f in folders if (Path(root) / f).is_dir()))
     removed = tuple(sorted(folders - set(present)))
@@ -131,6 +133,10 @@ def summarise_submission(folder: str | Path, package: str | Path | None = None, 
         dataset = load(package if package is not None else _package_of(folder))
     if board is None:
         board = leaderboard(dataset=dataset)
+    if report.merge.corrects:
+        from .checking import correction_changes
+
+        summary = summary._replace(changes=tuple(correction_changes(report.merge.scores, dataset)))
     fit = _fit_scores(report)
     median, n_games = _true_median(fit, dataset)
     algorithm = report.merge.algorithm
@@ -156,18 +162,25 @@ def _package_of(folder: Path) -> Path | None:
 
 # --- Markdown -------------------------------------------------------------------------------------------------
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#!~])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#!~&])")
+# What GitHub turns into links after Markdown: bare addresses (scheme://, www.) and references (#1,
+# owner/repo#1, GH-1). A zero-width space inside each breaks the pattern and shows the same text.
+_AUTOLINKS = re.compile(r"(?i)(?<=[a-z])(?=://)|(?<=www)(?=\.)|(?<=#)(?=\d)|(?<=gh)(?=-\d)")
 
 
 def escape(text: object) -> str:
-    """Text from a submission made inert in Markdown: no markup, links, HTML or @mentions, one line."""
-    text = " ".join(str(text).split())
+    """Text from a submission made inert in Markdown: no markup, links, HTML, entities or @mentions, one line.
+
+    ``&`` is escaped so that an entity (``&commat;``, ``&#64;``) shows as typed
+    instead of becoming the character it names.
+    """
+    text = _AUTOLINKS.sub("\u200b", printable(" ".join(str(text).split())))
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("@", "@\u200b")
 
 
 def code(text: object) -> str:
     """Text shown as `code`: nothing in a code span is markup, so only backticks and line breaks are removed."""
-    return "`" + " ".join(str(text).replace("`", "'").split()) + "`"
+    return "`" + printable(" ".join(str(text).replace("`", "'").split())) + "`"
 
 
 def _number(value: float | None) -> str:
@@ -181,7 +194,7 @@ def _problem_rows(problems: list[Problem]) -> list[str]:
     return rows
 
 
-def _summary_lines(summary: SubmissionSummary) -> list[str]:
+def _summary_lines(summary: SubmissionSummary, held: bool = False) -> list[str]:
     report = summary.report
     title = f"### {code(summary.submission_id)}: "
     if report.merged_as and not report.problems:
@@ -193,7 +206,7 @@ def _summary_lines(summary: SubmissionSummary) -> list[str]:
         merge = report.merge
         what = (f"corrections of {code(merge.corrects)}" if merge.corrects
                 else f"new algorithm {code(merge.algorithm['algorithm_id'])} ({escape(merge.algorithm['name'])})")
-        lines = [title + "ready to merge", "",
+        lines = [title + ("no problems, held: the pull request needs a maintainer" if held else "ready to merge"), "",
                  f"- would add: {what}, {escape(merge.counts())}; data package version bump: {merge.bump}"]
         if summary.estimate is not None:
             ratio = (f", estimate / median {summary.estimate / summary.median:.2f}"
@@ -210,6 +223,11 @@ def _summary_lines(summary: SubmissionSummary) -> list[str]:
             lines.append(rank)
         elif summary.note:
             lines.append(f"- {escape(summary.note)}")
+        if summary.changes:
+            lines += ["", f"Every number the correction replaces ({len(summary.changes)}):", "",
+                      "| game | old | new | new / old |", "|---|---:|---:|---:|"]
+            lines += [f"| {escape(game)} | {old:,.6g} | {new:,.6g} | "
+                      + (f"{new / old:.4g}" if old else "n/a") + " |" for game, old, new in summary.changes]
     if report.warnings:
         lines += ["", "Warnings for the reviewer:", ""]
         lines += [f"- {escape(w.file)}" + (f", line {w.row}" if w.row else "") + f": {escape(w.message)} "
@@ -217,35 +235,45 @@ def _summary_lines(summary: SubmissionSummary) -> list[str]:
     return lines
 
 
-def report_markdown(summaries: list[SubmissionSummary], changed: ChangedFiles | None = None) -> str:
-    """The pull-request comment: a verdict line, then one section per submission."""
+def report_markdown(summaries: list[SubmissionSummary], changed: ChangedFiles | None = None,
+                    held: bool = False) -> str:
+    """The pull-request comment: a verdict line, then one section per submission.
+
+    ``held``: the pull request changes more than submission folders, so no submission is called ready to merge.
+    """
+    held = held or bool(changed and (changed.other or changed.removed))
     blocked = [s for s in summaries if s.report.problems]
     lines = ["## atari5-spec: contribution check", ""]
-    if not summaries and not (changed and (changed.removed or changed.other)):
-        lines.append("No submission folder (contributions/<id>/) changed.")
-    else:
-        verdict = (f"{len(blocked)} of {len(summaries)} submission(s) NOT ready to merge." if blocked
-                   else f"{len(summaries)} submission(s) checked: ready to merge.")
-        lines.append(verdict)
-    for summary in summaries:
-        lines += [""] + _summary_lines(summary)
-    if changed and changed.removed:
-        lines += ["", "### Removed submission folders", ""]
+    if changed and (changed.other or changed.removed):
+        # Listed first: a change outside new submission folders is never "ready to merge".
+        lines += [f"Needs a maintainer: {len(changed.other) + len(changed.removed)} changed path(s) outside "
+                  "new submission folders.", ""]
         lines += [f"- {code(f)}: a merged submission is provenance and must stay; a correction goes in a new "
                   "folder with `corrects:`" for f in changed.removed]
-    if changed and changed.other:
-        lines += ["", "### Other changed files (for the maintainer)", ""]
         lines += [f"- {code(p)}" + (": data/ is changed by `atari5-spec contribute add` on merge, not by "
                                          "the pull request" if p.startswith("data/") else "")
                   for p in changed.other]
+        lines.append("")
+    if not summaries and not (changed and (changed.removed or changed.other)):
+        lines.append("No submission folder (`contributions/<id>/`) changed.")
+    elif summaries:
+        verdict = (f"{len(blocked)} of {len(summaries)} submission(s) NOT ready to merge." if blocked
+                   else f"{len(summaries)} submission(s) checked: " + (
+                       "no problems, but the changes above need a maintainer." if held else "ready to merge."))
+        lines.append(verdict)
+    for summary in summaries:
+        lines += [""] + _summary_lines(summary, held)
     return "\n".join(lines) + "\n"
 
 
-def report_text(summaries: list[SubmissionSummary]) -> str:
-    """The same review as plain text (the terminal)."""
+def report_text(summaries: list[SubmissionSummary], changed: ChangedFiles | None = None) -> str:
+    """The same review as plain text (the terminal): changed paths a maintainer must look at first."""
     from .model import format_report
 
     parts = []
+    if changed and (changed.other or changed.removed):
+        parts.append("needs a maintainer: changed outside new submission folders:\n"
+                     + "\n".join(f"  {path}" for path in changed.removed + changed.other))
     for summary in summaries:
         text = format_report(summary.report)
         if summary.estimate is not None:
@@ -254,9 +282,11 @@ def report_text(summaries: list[SubmissionSummary]) -> str:
                      + f"; would rank {summary.rank} of {summary.n_ranked + 1}"
                      + (f" ({summary.regime_rank} of {summary.n_regime + 1} in regime {summary.regime})"
                         if summary.regime else ""))
+        text += "".join(f"\n  corrects {game}: {old:,.6g} -> {new:,.6g}" + (f" (x{new / old:.4g})" if old else "")
+                        for game, old, new in summary.changes)
         parts.append(text)
     return "\n\n".join(parts) if parts else "No submission folder changed."
 
 
 def any_problem(summaries: list[SubmissionSummary], changed: ChangedFiles | None = None) -> bool:
-    return any(s.report.problems for s in summaries) or bool(changed and changed.removed)
+    return any(s.report.problems for s in summaries) or bool(changed and (changed.removed or changed.other))

@@ -15,7 +15,7 @@ from ..data.ids import UnknownGameError, game_aliases, resolve_game
 from ..data.limits import ASCII_INTEGER, MAX_NUMBER_CHARS, control_character_problem, non_ascii_digit, score_problem
 from ..data.validation import Problem
 from .metadata import formula_problem
-from .model import CURVE_COLUMNS, FAR_BELOW_RANDOM, NUMBER, PLUS_MINUS, SubmittedScore
+from .model import CURVE_COLUMNS, FAR_BELOW_RANDOM, MAX_SEEDS_PER_GAME, NUMBER, PLUS_MINUS, SubmittedScore
 
 
 def _records(text: str):
@@ -160,7 +160,7 @@ def parse_scores(text: str, label: str, table_schema: dict, games, raw_value_max
         problems = header_problems(header, table_schema, label)
         if problems:
             return [], problems
-        rows, seen, content_rows = [], {}, 0
+        rows, seen, content_rows, runs = [], {}, 0, {}
         for line, cells in records:
             content_rows += any(c.strip() for c in cells) and not cells[0].lstrip().startswith("#")
             row, row_problems = _parse_row(line, cells, header, fields, label, aliases, constants, raw_value_max)
@@ -178,6 +178,14 @@ def parse_scores(text: str, label: str, table_schema: dict, games, raw_value_max
                                         "learning curves; remove the repeated row"))
                 continue
             seen[key] = line
+            if row.seed is not None:
+                runs[row.game_id, row.training_frames] = count = runs.get((row.game_id, row.training_frames), 0) + 1
+                if count == MAX_SEEDS_PER_GAME + 1:
+                    at = "" if row.training_frames is None else f" at {row.training_frames} frames"
+                    problems.append(Problem(label, line, "seed", f"{row.game_id}{at}: more than "
+                                            f"{MAX_SEEDS_PER_GAME} seeds (runs); this is run {count}",
+                                            f"give at most {MAX_SEEDS_PER_GAME} runs per game (the paper's runs, "
+                                            "not repeated evaluations of one run)"))
             rows.append(row)
     except csv.Error as error:
         return [], [Problem(label, None, None, f"not valid CSV ({error})", "check the quotes in the file")]

@@ -237,8 +237,23 @@ def text_checks(pa, name: str, data: Dataset) -> list:
     def clean(column):
         return lambda d: d[column].map(lambda v: v is pd.NA or control_character_problem(v) is None).astype(bool)
 
+    def inert(column):
+        return lambda d: d[column].map(lambda v: v is pd.NA or not spreadsheet_formula(v)).astype(bool)
+
     return [_rule(pa, column, clean(column), "the text holds a control or bidirectional character",
-                  "type the text again as plain characters") for column in columns]
+                  "type the text again as plain characters") for column in columns] + [
+            _rule(pa, column, inert(column), "the text starts with = + - or @, which a spreadsheet runs as a formula",
+                  "start the text with a letter or digit (numbers, such as -1.5 or -1.5 ± 0.2, are fine)")
+            for column in columns]
+
+
+def spreadsheet_formula(text: str) -> bool:
+    """Whether a spreadsheet would run the stored text as a formula: it starts with = + - or @ (after spaces)
+    and is not a number in one of the published forms (-12.5, -1.2 ± 0.3)."""
+    from .rawvalues import raw_value_number
+
+    stripped = text.lstrip()
+    return stripped.startswith(("=", "+", "-", "@")) and raw_value_number(stripped) is None
 
 
 PROTOCOL_COLUMNS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",

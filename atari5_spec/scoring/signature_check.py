@@ -70,6 +70,11 @@ class SignatureCheck(NamedTuple):
     def matches(self) -> bool:
         return not self.differing
 
+    @property
+    def unchecked(self) -> tuple[str, ...]:
+        """The reported number and interval that were not compared (no scores to recompute them from)."""
+        return tuple(c.field for c in self.results if c.status == UNCHECKED)
+
 
 def parse_reported_line(text: str) -> ReportedLine | None:
     """The pasted ``score`` line, or None when ``text`` is a bare signature."""
@@ -277,6 +282,13 @@ def check_signature(text: str, scores: Any = None, root: Path | None = None) -> 
     if scores is not None and unusable:
         results = [FieldCheck("score", reported.number if reported else None, None, UNCHECKED,
                               "not recomputed: " + "; ".join(c.note for c in unusable))]
+    elif scores is None and reported is not None:
+        # The pasted number is only read, never compared: say so, so that it does not read as checked.
+        why = "number not checked: give the agent's scores (--scores) to recompute it"
+        results = [FieldCheck("score", reported.number, None, UNCHECKED, why)]
+        if reported.low is not None:
+            results.append(FieldCheck("prediction interval", f"{reported.low} to {reported.high}", None, UNCHECKED,
+                                      why.replace("number not checked", "interval not checked")))
     elif scores is not None:
         updates, results = _recompute(sig, reported, scores, root)
         by_name = {c.field: c for c in updates}

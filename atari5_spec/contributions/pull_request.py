@@ -1,0 +1,251 @@
+"""The privileged review of a pull request: built by the base branch's code, reading the pull request from git as data.
+
+The workflow that may write pull-request comments (contribution-review.yml) checks
+out the base branch, installs *its* package and fetches the pull request's commits
+without checking them out. :func:`review_pull_request` then
+
+* lists every path the pull request changes (``git diff`` between the merge base
+  and its head, on the object store: nothing of the pull request is executed);
+* copies each new ``contributions/<id>/`` folder out of git into a temporary
+  folder (blobs only: a symbolic link stays a link that is never followed, an
+  oversized file keeps only its size) and checks it with the base branch's code
+  against the base branch's data package;
+* shows, for every changed CSV under data/, which published rows it edits or
+  deletes (a published number never changes in place: corrections are
+  submissions with ``corrects:``).
+
+The verdict is "ready to merge" only when the pull request changes nothing but
+new submission folders and each of them is clean; any other changed path makes
+it "needs a maintainer", listed first, and the exit status non-zero. Every part
+of the comment that comes from the pull request (file names, text quoted in
+messages) goes through :func:`atari5_spec.contributions.report.escape` or
+:func:`~atari5_spec.contributions.report.code` here, in trusted code.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+from ..data.errors import InputError
+from .model import MAX_FILE_BYTES
+
+__all__ = ["PullRequestChanges", "pull_request_changes", "materialise_submission", "published_row_edits",
+           "review_pull_request", "PullRequestReview"]
+
+CONTRIBUTIONS = "contributions"
+REVISION = re.compile(r"[\w./~^@{}-]+")
+GIT_TIMEOUT = 120
+# Published rows of an edited data CSV shown in the comment (the rest are counted).
+SHOWN_EDITS = 10
+
+
+class PullRequestChanges(NamedTuple):
+    """What a pull request changes, classified by what a maintainer must do about it."""
+
+    merge_base: str
+    head: str
+    new_submissions: tuple[str, ...]       # contributions/<id> absent from the base, present at head
+    maintainer: tuple[tuple[str, str], ...]  # (path, why a maintainer must look), in path order
+
+
+class PullRequestReview(NamedTuple):
+    """The comment's text and whether the pull request may be merged without a maintainer."""
+
+    text: str
+    ready: bool
+
+
+def _git(root: str | Path, *args: str, binary: bool = False):
+    """Run git in ``root`` with no pager, no external diff drivers and no text conversion; InputError on failure."""
+    command = ["git", "-C", str(root), "-c", "core.quotePath=false", *args]
+    try:
+        done = subprocess.run(command, capture_output=True, check=False, timeout=GIT_TIMEOUT,
+                              env={**os.environ, "GIT_PAGER": "cat", "GIT_EXTERNAL_DIFF": "",
+                                   "GIT_CONFIG_NOSYSTEM": "1"})
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise InputError(f"git could not be run ({error})") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(no message)"]
+        raise InputError(f"git {args[0]} failed: {message[0]}")
+    return done.stdout if binary else done.stdout.decode("utf-8", "replace")
+
+
+def _revision(name: str, what: str) -> str:
+    if not REVISION.fullmatch(name) or name.startswith("-") or ".." in name:
+        raise InputError(f"{what} {name!r}: give a git revision (a commit id, branch or ref such as "
+                         "refs/remotes/pull/head)")
+    return name
+
+
+def _tree_entries(root, revision: str, prefix: str) -> list[tuple[str, str, str, str]]:
+    """(mode, type, object, path) of every entry under ``prefix`` at ``revision`` (recursive)."""
+    out = _git(root, "ls-tree", "-r", "-z", "--full-tree", revision, "--", prefix)
+    entries = []
+    for record in filter(None, out.split("\0")):
+        meta, path = record.split("\t", 1)
+        mode, kind, obj = meta.split(" ")
+        entries.append((mode, kind, obj, path))
+    return entries
+
+
+def pull_request_changes(root: str | Path, base: str, head: str) -> PullRequestChanges:
+    """Every path changed between the merge base of ``base`` and ``head``, and ``head``, classified."""
+    base, head = _revision(base, "base"), _revision(head, "head")
+    merge_base = _git(root, "merge-base", base, head).strip()
+    head_commit = _git(root, "rev-parse", "--verify", f"{head}^{{commit}}").strip()
+    out = _git(root, "diff", "--name-status", "--no-renames", "--no-ext-diff", "--no-textconv", "-z",
+               merge_base, head_commit, "--")
+    fields = [f for f in out.split("\0") if f]
+    changed = sorted(zip(fields[1::2], fields[0::2]))  # (path, status letter)
+    at_base = {path.split("/")[1] for *_, path in _tree_entries(root, merge_base, CONTRIBUTIONS)
+               if path.count("/") >= 2}
+    new, maintainer = set(), []
+    for path, status in changed:
+        parts = path.split("/")
+        if parts[0] == CONTRIBUTIONS and len(parts) == 3 and not parts[1].startswith(("_", ".")):
+            if parts[1] not in at_base and status != "D":
+                new.add(f"{CONTRIBUTIONS}/{parts[1]}")
+                continue
+            why = ("deletes a file of a submission in the base branch: a merged submission is provenance and "
+                   "stays; a correction goes in a new folder with `corrects:`" if status == "D" else
+                   "changes a submission already in the base branch: it must not change; a correction goes in "
+                   "a new folder with `corrects:`")
+        elif parts[0] == CONTRIBUTIONS and len(parts) > 3 and not parts[1].startswith(("_", ".")):
+            if parts[1] not in at_base and status != "D":
+                new.add(f"{CONTRIBUTIONS}/{parts[1]}")  # the folder check reports the nested file
+                continue
+            why = "changes a submission already in the base branch"
+        elif parts[0] == "data":
+            why = ("changes the published data: data/ is written only by `atari5-spec contribute add` at merge "
+                   "time, never by a pull request")
+        elif parts[0] in ("datapackage.json", "schemas", "coefficients", "calibration", "published"):
+            why = "changes the data package's description, schemas, coefficients or calibration"
+        elif parts[0] in (".github", ".ci"):
+            why = "changes continuous integration or the workflows (they run with this repository's tokens)"
+        else:
+            why = "changes a file outside the submission folders (code, documentation or the template)"
+        maintainer.append((path, why))
+    return PullRequestChanges(merge_base, head_commit, tuple(sorted(new)), tuple(maintainer))
+
+
+def materialise_submission(root: str | Path, revision: str, folder: str, into: Path) -> Path:
+    """Copy ``folder`` (contributions/<id>) as it is at ``revision`` out of git into ``into``; nothing is run.
+
+    Regular files are written byte for byte (a file over MAX_FILE_BYTES as a
+    sparse file of its size, so that the check reports the size without the
+    content); a symbolic link becomes a link with the same target, which the
+    check refuses without following; anything else (a submodule) becomes an
+    empty folder, an unexpected entry.
+    """
+    target = into / folder
+    target.mkdir(parents=True, exist_ok=True)
+    for mode, kind, obj, path in _tree_entries(root, revision, folder + "/"):
+        relative = path[len(folder) + 1:]
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if mode == "120000":
+            os.symlink(_git(root, "cat-file", "blob", obj), destination)
+        elif kind == "blob":
+            size = int(_git(root, "cat-file", "-s", obj).strip())
+            with open(destination, "wb") as handle:
+                if size > MAX_FILE_BYTES:
+                    handle.truncate(size)
+                else:
+                    handle.write(_git(root, "cat-file", "blob", obj, binary=True))
+        else:
+            destination.mkdir(exist_ok=True)
+    return target
+
+
+def published_row_edits(root: str | Path, merge_base: str, head: str, path: str) -> list[str]:
+    """Lines of a data CSV that the pull request edits or deletes ('line N: old -> new'); appends are not listed."""
+    def text(revision):
+        try:
+            return _git(root, "show", f"{revision}:{path}").splitlines()
+        except InputError:  # added or deleted file
+            return []
+
+    old, new = text(merge_base), text(head)
+    edits = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            for k in range(i1, i2):
+                after = new[j1 + k - i1] if tag == "replace" and j1 + k - i1 < j2 else None
+                edits.append((k + 1, old[k], after))
+    return [f"line {line}: {before} -> {after}" if after is not None else f"line {line} deleted: {before}"
+            for line, before, after in edits]
+
+
+def review_pull_request(root: str | Path, base: str, head: str, package: str | Path | None = None
+                        ) -> PullRequestReview:
+    """The comment on a pull request: needs-a-maintainer paths first, then each new submission's review."""
+    from ..data.loading import load
+    from ..scoring.ranking import leaderboard
+    from .report import code, report_markdown, summarise_submission
+
+    root = Path(root)
+    package = Path(package) if package is not None else root
+    changes = pull_request_changes(root, base, head)
+    dataset = load(package)
+    board = leaderboard(dataset=dataset)
+    with tempfile.TemporaryDirectory(prefix="atari5-spec-review-") as scratch:
+        summaries = []
+        for folder in changes.new_submissions:
+            copy = materialise_submission(root, changes.head, folder, Path(scratch))
+            summary = summarise_submission(copy, package, dataset=dataset, board=board)
+            summaries.append(_relabelled(summary, scratch))
+    blocked = [s for s in summaries if s.report.problems]
+    lines = ["## atari5-spec: contribution review", "",
+             f"Reviewed by the base branch's code: the pull request's head {code(changes.head[:12])} against its "
+             f"merge base {code(changes.merge_base[:12])}, read from git as data; none of the pull request's "
+             "code was run."]
+    if changes.maintainer:
+        lines += ["", f"**Verdict: needs a maintainer.** The pull request changes {len(changes.maintainer)} "
+                      "path(s) outside new submission folders (`contributions/<id>/`):", ""]
+        for path, why in changes.maintainer:
+            lines.append(f"- {code(path)}: {why}")  # why: this module's own text
+            if path.startswith("data/") and path.endswith(".csv"):
+                edits = published_row_edits(root, changes.merge_base, changes.head, path)
+                if edits:
+                    lines.append(f"  - edits or deletes {len(edits)} published row(s):")
+                    lines += [f"    - {code(edit)}" for edit in edits[:SHOWN_EDITS]]
+                    if len(edits) > SHOWN_EDITS:
+                        lines.append(f"    - and {len(edits) - SHOWN_EDITS} more")
+    elif blocked:
+        lines += ["", f"**Verdict: not ready to merge.** {len(blocked)} of {len(summaries)} submission(s) have "
+                      "problems (below)."]
+    elif summaries:
+        lines += ["", f"**Verdict: ready to merge.** The pull request adds {len(summaries)} new submission "
+                      "folder(s) and changes nothing else."]
+    else:
+        lines += ["", "**Verdict: nothing to review.** The pull request changes no file."]
+    if summaries:
+        body = report_markdown(summaries, held=bool(changes.maintainer)).split("\n", 2)[2]  # without its title
+        lines += ["", "### Submissions", "", body.rstrip("\n")]
+    ready = bool(summaries) and not changes.maintainer and not blocked
+    return PullRequestReview("\n".join(lines) + "\n", ready)
+
+
+def _relabelled(summary, scratch: str):
+    """The summary with the temporary folder's path removed from every file name it quotes."""
+    prefix = os.path.join(os.path.realpath(scratch), "")
+    plain = os.path.join(scratch, "")
+
+    def name(text):
+        text = str(text)
+        return text.replace(prefix, "").replace(plain, "")
+
+    report = summary.report
+    def problem(p):
+        return p._replace(file=name(p.file), message=name(p.message), fix=name(p.fix))
+
+    report = report._replace(problems=[problem(p) for p in report.problems],
+                             warnings=[problem(w) for w in report.warnings])
+    return summary._replace(report=report, folder=name(summary.folder))
