@@ -30,3 +30,6 @@ if [[ -n "$upstream2026" ]]; then
   # DIAMOND (data 1.23.0), merged after that pin; Atari 100k without the Atari-5 games, so no held-out agent.
   python "$here/import_2026.py" "$upstream2026" --package "$package" --only diamond
 fi
+# Issue 26 (data 1.24.0): where each protocol fact is stated (data/protocol_evidence.csv, from
+# scripts/protocol_evidence_2026.csv) and the empty cross-checks resource.
+python "$here/import_protocol_2026.py" "$package"

@@ -30,6 +30,8 @@ class Dataset(NamedTuple):
     root: Path
     seed_scores: pd.DataFrame | None = None    # per-seed final scores (data package 1.0)
     budget_scores: pd.DataFrame | None = None  # per-seed scores at training budgets (data package 1.0)
+    protocol_evidence: pd.DataFrame | None = None  # where each protocol fact is stated (data package 1.24)
+    cross_checks: pd.DataFrame | None = None    # one algorithm's numbers from two sources, compared (1.24)
 
 
 _PATTERNS = {
@@ -43,7 +45,8 @@ _PATTERNS = {
 
 
 # The package's data tables (resource names), in validation order.
-TABLES = ("sources", "games", "algorithms", "scores", "seed_scores", "budget_scores")
+TABLES = ("sources", "games", "algorithms", "scores", "seed_scores", "budget_scores", "protocol_evidence",
+          "cross_checks")
 
 
 # A data table larger than this is not this package's (scores.csv is about 1 MB).

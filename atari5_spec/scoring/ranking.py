@@ -37,6 +37,9 @@ class LeaderboardRow(NamedTuple):
     sticky_action_probability: float | None = None
     statistic: str | None = None      # mean, median, best-seed, best-checkpoint, ...
     seeds: int | None = None
+    # Where each protocol fact is stated, or where its source is silent (data/protocol_evidence.csv):
+    # field -> {value, status, source, location, verification}; empty when no evidence is recorded.
+    protocol_evidence: dict | None = None
 
 
 class Leaderboard(NamedTuple):
@@ -80,6 +83,18 @@ def _protocol_filter(algorithms, regime: str | None, sticky: str | None, frames:
         keep &= algorithms["training_frames"].astype(float) == float(frames)
         labels.append(f"{format_frames(frames)} training frames")
     return keep.fillna(False).astype(bool), tuple(labels)
+
+
+def _evidence_by_algorithm(dataset) -> dict[str, dict]:
+    """algorithm_id -> {field: {value, status, source, location, verification}} from data/protocol_evidence.csv."""
+    frame = getattr(dataset, "protocol_evidence", None)
+    out: dict[str, dict] = {}
+    if frame is None:
+        return out
+    for row in frame.itertuples(index=False):
+        out.setdefault(row.algorithm_id, {})[row.field] = {
+            k: _value(getattr(row, k)) for k in ("value", "status", "source", "location", "verification")}
+    return out
 
 
 def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, dataset=None,
@@ -129,6 +144,7 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     kinds = dataset.algorithms.set_index("algorithm_id")["kind"].astype(str)
     per_pair = rows[rows["game_id"].isin(model.games)].groupby(["algorithm_id", "game_id"])["score"].first()
     complete = per_pair.unstack().reindex(columns=list(model.games)).dropna()
+    evidence = _evidence_by_algorithm(dataset)
     entries = []
     for algorithm_id, raw in complete.iterrows():
         n_games = int(summary.loc[algorithm_id, "n_games"])
@@ -140,7 +156,8 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
             training_frames=_value(protocol.loc[algorithm_id, "training_frames"]),
             sticky_action_probability=_value(protocol.loc[algorithm_id, "sticky_action_probability"]),
             statistic=_value(protocol.loc[algorithm_id, "statistic"]),
-            seeds=_value(protocol.loc[algorithm_id, "seeds"])))
+            seeds=_value(protocol.loc[algorithm_id, "seeds"]),
+            protocol_evidence=evidence.get(algorithm_id, {})))
     entries.sort(key=lambda e: (-e["estimate"], e["algorithm_id"]))
     ranked = tuple(LeaderboardRow(rank=i + 1, **e) for i, e in enumerate(entries))
     user_estimate = user_rank = None
