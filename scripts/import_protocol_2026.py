@@ -8,7 +8,7 @@ Usage::
 the value, its status (stated / not-stated / not-found), the source (paper by authors and year, or a repository
 file), the location in it (section, table, appendix, file) and whether that text was read when the row was
 recorded (``read``) or recorded from the maintainers' knowledge of the paper with its location (``recalled``:
-check it there before relying on it). This script, run once on a package at data 1.23.0:
+check it there before relying on it). This script, run once on a package at data 1.23.0 or later:
 
 * copies those rows to ``data/protocol_evidence.csv`` (a new resource, schema
   ``schemas/protocol-evidence.schema.json``), sorted by entry and field;
@@ -17,7 +17,7 @@ check it there before relying on it). This script, run once on a package at data
 * appends a pointer to the evidence to ``protocol_note`` of every entry it fills a fact of (``protocol_note``
   is required once a protocol fact is given);
 * adds the empty ``data/cross_checks.csv`` resource (filled by ``scripts/import_atari100k.py``);
-* sets the data package version to 1.24.0 and the descriptor's hashes; one transaction.
+* bumps the data package's minor version (1.23.0 -> 1.24.0) and sets the descriptor's hashes; one transaction.
 
 "not-stated" records that the source describes its protocol at the location and is silent on the field;
 "not-found" that the field could not be settled from what was read. Both leave the column empty.
@@ -34,13 +34,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from atari5_spec.data.datapackage import descriptor_text, read_descriptor, table_resource  # noqa: E402
+from atari5_spec.data.datapackage import bump_version, descriptor_text, read_descriptor, table_resource  # noqa: E402
 from atari5_spec.data.transaction import package_transaction  # noqa: E402
 from atari5_spec.data.validation import regime_label  # noqa: E402
 from atari5_spec.data.versioning import descriptor_with_stats  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
-VERSION_BEFORE, VERSION = "1.23.0", "1.24.0"
+FIRST_VERSION = "1.23.0"  # the data the evidence was read against; made on it, the import gives 1.24.0
 NEW_RESOURCES = [
     ("protocol_evidence", "Protocol evidence", "data/protocol_evidence.csv", "schemas/protocol-evidence.schema.json",
      "Where each protocol fact of an entry is stated (source and location), or where its source is silent on it."),
@@ -72,8 +72,10 @@ def same(a: str, b: str) -> bool:
 def apply(root: Path, evidence_path: Path) -> dict[str, str]:
     """The new text of every file the import writes (relative path -> text)."""
     descriptor = read_descriptor(root)
-    if descriptor["version"] != VERSION_BEFORE:
-        raise SystemExit(f"{root}: data package version {descriptor['version']}, expected {VERSION_BEFORE}")
+    if tuple(map(int, descriptor["version"].split("."))) < tuple(map(int, FIRST_VERSION.split("."))):
+        raise SystemExit(f"{root}: data package version {descriptor['version']}, expected {FIRST_VERSION} or later")
+    if any(r["name"] == "protocol_evidence" for r in descriptor["resources"]):
+        raise SystemExit(f"{root}: the protocol evidence is recorded already (resource protocol_evidence)")
     columns, algorithms = read_csv((root / "data" / "algorithms.csv").read_text(encoding="utf-8"))
     by_id = {row["algorithm_id"]: row for row in algorithms}
     evidence_columns = schema_columns(root, NEW_RESOURCES[0][3])
@@ -119,7 +121,7 @@ def apply(root: Path, evidence_path: Path) -> dict[str, str]:
         if not any(r["name"] == name for r in descriptor["resources"]):
             at = next(i for i, r in enumerate(descriptor["resources"]) if r["name"] == "seed_scores") + 1
             descriptor["resources"].insert(at, table_resource(name, path, schema, title, description))
-    descriptor["version"] = VERSION
+    descriptor["version"] = bump_version(descriptor["version"], "minor")
     descriptor = descriptor_with_stats(root, descriptor, texts)
     texts["datapackage.json"] = descriptor_text(descriptor)
     return texts
@@ -134,7 +136,8 @@ def main(argv=None) -> int:
     with package_transaction(args.package, "import_protocol_2026") as change:
         texts = apply(args.package, args.evidence)
         change.commit(texts)
-    print(f"{args.package}: protocol evidence recorded, data package {VERSION} ({len(texts)} files written)")
+    version = read_descriptor(args.package)["version"]
+    print(f"{args.package}: protocol evidence recorded, data package {version} ({len(texts)} files written)")
     return 0
 
 
