@@ -88,3 +88,57 @@ def test_sticky_filter_uses_the_filled_fields(dataset):
     unknown = {r.algorithm_id for r in leaderboard(dataset=dataset, sticky="unknown").rows}
     assert {"ngu-32-0", "r2d2", "r2d2-retrace"} <= no
     assert "muzero" in unknown and "muzero" not in no
+
+
+# --- the Atari 100k field and the cross-checks (data 1.25.0-1.28.0) --------------------------------------------
+
+ATARI100K_26 = ("iris", "efficientzero", "muzero-atari100k", "diamond", "dreamerv3-atari100k", "simple")
+
+
+def test_atari100k_entries_hold_the_26_games_in_their_own_regime(dataset):
+    algorithms = dataset.algorithms.set_index("algorithm_id")
+    canonical = set(dataset.games.loc[dataset.games.in_57.astype(bool), "game_id"])
+    field = set(dataset.scores.loc[dataset.scores.algorithm_id == "iris", "game_id"])
+    assert len(field) == 26 and field <= canonical
+    for algorithm_id in ATARI100K_26:
+        entry = algorithms.loc[algorithm_id]
+        games = set(dataset.scores.loc[dataset.scores.algorithm_id == algorithm_id, "game_id"]) & canonical
+        assert field <= games, (algorithm_id, sorted(field - games))  # SimPLe's table adds ten more games
+        assert entry.regime == "atari-100k" and entry.training_frames == 400_000
+        assert entry.exclusion == "training-budget"  # ranked only in their own regime, never in fits
+
+
+def test_iris_keeps_its_five_runs_per_game(dataset):
+    seeds = dataset.seed_scores[dataset.seed_scores.algorithm_id == "iris"]
+    assert len(seeds) == 130 and seeds.groupby("game_id").size().eq(5).all()
+    per_game = dataset.scores[dataset.scores.algorithm_id == "iris"].set_index("game_id").score
+    assert abs(seeds.groupby("game_id").score.mean() - per_game).max() < 1e-6  # the number is the runs' mean
+
+
+def test_cross_checks_are_recorded_and_their_verdicts_recompute(dataset):
+    checks = dataset.cross_checks
+    simple = checks[checks.algorithm_id == "simple"]
+    assert len(simple) == 26 and simple.game_id.is_unique
+    scores = dataset.scores[(dataset.scores.algorithm_id == "simple") & dataset.scores.use_in_fit].set_index("game_id")
+    for row in simple.itertuples():
+        a, b = float(row.value_a), float(row.value_b)
+        assert a == float(scores.loc[row.game_id, "score"])  # the package's own number, as it is
+        assert abs(row.relative_difference - (b - a) / max(abs(a), abs(b), 1.0)) < 1e-6
+        raw = str(scores.loc[row.game_id, "raw_value"])
+        half = 0.5 * 10 ** -(len(raw.split(".")[1]) if "." in raw else 0)
+        assert bool(row.agree) == (abs(b - a) <= max(half, 0.005 * max(abs(a), abs(b))) + 1e-9), row.game_id
+
+
+def test_a_disagreement_stays_a_row(dataset):
+    """A comparison that disagrees is data: validation accepts it (nothing forces sources to agree)."""
+    checks = dataset.cross_checks.copy()
+    checks.loc[checks.index[0], ["value_b", "relative_difference", "agree"]] = [1e6, 0.99, False]
+    assert [p for p in validate_dataset(dataset._replace(cross_checks=checks)) if p.file == "data/cross_checks.csv"] == []
+
+
+def test_atari100k_regime_ranks_the_entries_with_the_five_games(dataset):
+    board = leaderboard(dataset=dataset, regime="atari-100k")
+    ranked = {r.algorithm_id for r in board.rows}
+    assert {"bbf", "bbf-rr2", "bbf-sticky", "bbf-rr2-sticky"} <= ranked
+    # the 26-game field has Battle Zone and Q*bert only of the Atari-5 games: no pinned subset ranks it
+    assert not ranked & set(ATARI100K_26)
