@@ -142,3 +142,18 @@ def test_atari100k_regime_ranks_the_entries_with_the_five_games(dataset):
     assert {"bbf", "bbf-rr2", "bbf-sticky", "bbf-rr2-sticky"} <= ranked
     # the 26-game field has Battle Zone and Q*bert only of the Atari-5 games: no pinned subset ranks it
     assert not ranked & set(ATARI100K_26)
+
+
+def test_a_package_made_before_data_1_24_still_loads(package_copy):
+    """The two tables are optional for readers: a package without them (data < 1.24, e.g. the rebuild's
+    intermediate states that contribute add merges into) loads with None in their place."""
+    from atari5_spec.data.datapackage import descriptor_text, read_descriptor
+    from atari5_spec.data.loading import load
+
+    descriptor = read_descriptor(package_copy)
+    descriptor["resources"] = [r for r in descriptor["resources"]
+                               if r["name"] not in ("protocol_evidence", "cross_checks")]
+    (package_copy / "datapackage.json").write_text(descriptor_text(descriptor), encoding="utf-8")
+    data = load(package_copy)
+    assert data.protocol_evidence is None and data.cross_checks is None
+    assert leaderboard(dataset=data).rows[0].protocol_evidence == {}

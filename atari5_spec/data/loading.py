@@ -13,7 +13,7 @@ from .datapackage import package_root, read_descriptor, resource_path, schema_of
 from .errors import InputError
 from .paths import read_regular_file
 
-__all__ = ["Dataset", "load", "read_table", "TableReadError", "PANDAS_DTYPES", "TABLES"]
+__all__ = ["Dataset", "load", "read_table", "TableReadError", "PANDAS_DTYPES", "TABLES", "present_tables"]
 
 # Frictionless field type -> pandas dtype (nullable, so that missing stays missing).
 PANDAS_DTYPES = {"string": "string", "number": "float64", "integer": "Int64", "boolean": "boolean"}
@@ -47,6 +47,14 @@ _PATTERNS = {
 # The package's data tables (resource names), in validation order.
 TABLES = ("sources", "games", "algorithms", "scores", "seed_scores", "budget_scores", "protocol_evidence",
           "cross_checks")
+# Tables a package made before data 1.24 does not have: read when the descriptor lists them, else None.
+OPTIONAL_TABLES = ("protocol_evidence", "cross_checks")
+
+
+def present_tables(descriptor: dict) -> tuple[str, ...]:
+    """The TABLES a package's descriptor lists (every required one; an optional one only if it is there)."""
+    names = {r.get("name") for r in descriptor.get("resources", [])}
+    return tuple(t for t in TABLES if t not in OPTIONAL_TABLES or t in names)
 
 
 # A data table larger than this is not this package's (scores.csv is about 1 MB).
@@ -130,7 +138,7 @@ def load(path: str | Path | None = None) -> Dataset:
     def read() -> Dataset:
         descriptor = read_descriptor(root)
         tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name))
-                  for name in TABLES}
+                  for name in present_tables(descriptor)}
         return Dataset(**tables, version=descriptor["version"], root=root)
 
     # A merge committed while the tables are read would mix two states: read again after it.
