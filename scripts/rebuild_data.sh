@@ -31,11 +31,11 @@ if [[ -n "$upstream2026" ]]; then
   atari5-spec evaluate --path "$package" --pin-calibration --calibration-method in-range
   # DIAMOND (data 1.23.0), merged after that pin; Atari 100k without the Atari-5 games, so no held-out agent.
   python "$here/import_2026.py" "$upstream2026" --package "$package" --only diamond
+  # Issue 26 (data 1.24.0): where each protocol fact is stated (data/protocol_evidence.csv, from
+  # scripts/protocol_evidence_2026.csv, read against data 1.23.0) and the empty cross-checks resource.
+  python "$here/import_protocol_2026.py" "$package"
 fi
-# Issue 26 (data 1.24.0): where each protocol fact is stated (data/protocol_evidence.csv, from
-# scripts/protocol_evidence_2026.csv) and the empty cross-checks resource.
-python "$here/import_protocol_2026.py" "$package"
 # Issue 26 (data 1.25.0-1.28.0): the Atari 100k field, one `contribute add` per agent, then the cross-checks.
-if [[ -n "$upstream100k" ]]; then
+if [[ -n "$upstream2026" && -n "$upstream100k" ]]; then
   python "$here/import_atari100k.py" "$upstream100k" --package "$package"
 fi
