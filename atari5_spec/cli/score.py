@@ -379,7 +379,9 @@ def _cmd_leaderboard(args) -> int:
                           "signature": board.signature, "advice": COMPARISON_ADVICE,
                           "user": ({"estimate": board.user_estimate, "rank": board.user_rank}
                                    if board.user_estimate is not None else None),
-                          "rows": [r._asdict() for r in board.rows]}, indent=2))
+                          "rows": [r._asdict() for r in board.rows],
+                          "unranked": [{"algorithm_id": a, "name": n, "missing_games": list(m)}
+                                       for a, n, m in board.unranked]}, indent=2))
         return 0
     name = board.subset
     print(f"{name} scores of the {len(board.rows)} algorithms in the dataset with all {name} games "
@@ -411,6 +413,11 @@ def _cmd_leaderboard(args) -> int:
         print(f"\nYour agent: {name} {_number(board.user_estimate)}, rank {board.user_rank} of {len(board.rows) + 1}.")
     elif observations:
         print(f"\nYour agent has no {name} score: some of its games are missing (see `atari5-spec score`).")
+    if 0 < len(board.unranked) <= 20:
+        print(f"\nNot ranked, without all {name} games: " + "; ".join(
+            f"{printable(n)} (no {', '.join(m)})" for _, n, m in board.unranked) + ".")
+    elif board.unranked:
+        print(f"\n{len(board.unranked)} more entries pass the filter without all {name} games (listed by --json).")
     print(f"\n{COMPARISON_ADVICE}")
     print(f"signature: {board.signature}")
     return 0

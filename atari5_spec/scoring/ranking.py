@@ -51,6 +51,9 @@ class Leaderboard(NamedTuple):
     user_rank: int | None             # where the user's agent would rank (1 = best)
     filters: tuple[str, ...] = ()     # the protocol filters applied ('regime atari-100k', 'sticky', ...)
     other_regimes: tuple[str, ...] = ()  # regimes kept out of the unfiltered table (short budgets): see --regime
+    # With a protocol filter: the entries that pass it but cannot be ranked, (algorithm_id, name, missing subset
+    # games), e.g. the 26-game Atari 100k field, which has Battle Zone and Q*bert only of the Atari-5 games.
+    unranked: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 # Entries kept out of fits only for their short training budget (Atari 100k and the like) are ranked in their
@@ -159,6 +162,12 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
             seeds=_value(protocol.loc[algorithm_id, "seeds"]),
             protocol_evidence=evidence.get(algorithm_id, {})))
     entries.sort(key=lambda e: (-e["estimate"], e["algorithm_id"]))
+    unranked = ()
+    if filtered:  # peers the filter found that the subset cannot score: say so rather than drop them silently
+        have = per_pair.reset_index().groupby("algorithm_id")["game_id"].agg(set) if len(per_pair) else {}
+        unranked = tuple(
+            (a, names[a], tuple(g for g in model.games if g not in have.get(a, set())))
+            for a in sorted(set(rows["algorithm_id"]) - set(complete.index)))
     ranked = tuple(LeaderboardRow(rank=i + 1, **e) for i, e in enumerate(entries))
     user_estimate = user_rank = None
     if scores is not None:
@@ -166,4 +175,4 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
         if user_estimate is not None:
             user_rank = 1 + sum(row.estimate > user_estimate for row in ranked)
     return Leaderboard(subset, coefficient_set.version, signature(subset, coefficient_set), ranked,
-                       user_estimate, user_rank, labels, tuple(other))
+                       user_estimate, user_rank, labels, tuple(other), unranked)
