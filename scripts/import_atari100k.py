@@ -6,7 +6,8 @@ Usage::
 
 UPSTREAM_DIR holds the raw files exactly as their public repository holds them:
 
-* ``iris/IRIS.json``, ``iris/EfficientZero.json``, ``iris/MuZero.json``, ``iris/SimPLe.json``: eloialonso/iris
+* ``iris/IRIS.json``, ``iris/SPR.json``, ``iris/DrQ(eps).json``, ``iris/EfficientZero.json``, ``iris/MuZero.json``,
+  ``iris/SimPLe.json``: eloialonso/iris
   ``results/data/<name>.json`` at 75e5ab57e8bdeca240f8a0e376dac98c0aa6672a, "raw scores (for each game, and for
   each training run) for IRIS and the baselines" (README.md at 4112616dc8ed230d25a541296c67293c5a799f67), the
   26 games of Atari 100k. Licence: GPL-3.0 as the repository declares it on GitHub; the LICENSE file is not in
@@ -16,9 +17,9 @@ UPSTREAM_DIR holds the raw files exactly as their public repository holds them:
 Not imported, and why:
 
 * weipu-zhang/STORM ``results/storm.json``: the repository holds no licence file (scripts/import_2026.py).
-* SPR, DrQ(eps) (100 runs per game) and CURL (``CURL_10_evals.json`` holds human-normalised scores, not raw
-  scores) from the same folder: not in this batch; DER, OTRainbow, DrQ, SR-SPR and TWM: no repository results file
-  was found (only paper tables, whose numbers were not read here). Agents trained for more than 1M frames are
+* CURL from the same folder: ``CURL_10_evals.json`` holds human-normalised scores, not raw scores; DER,
+  OTRainbow, DrQ, SR-SPR and TWM: no repository results file was found (only paper tables, whose numbers were
+  not read here). Agents trained for more than 1M frames are
   out of this import by rule (the project keeps such public results aside to test its intervals).
 
 For each agent the script writes ``contributions/<id>/`` (metadata.yaml + scores.csv) as a contributor would
@@ -31,6 +32,10 @@ Decisions, per file:
 
 * IRIS.json: {game: [one number per run]} over several lines; run id = the position in the list; provenance the
   line of the number. The per-game number is the mean over the five runs (derived by ``contribute add``).
+* SPR.json, DrQ(eps).json: one line, {game: [100 numbers]}; run id = the position in the list; provenance
+  ``line 1, key <Game>, run <i>``; the per-game number is the mean over the 100 runs. The files do not say who
+  ran the 100 runs; the README credits google-research/rliable, whose Atari 100k data holds 100 runs per game
+  for these agents (Agarwal et al. 2021), so the numbers are not the SPR or DrQ papers' own (fewer) runs.
 * EfficientZero.json, MuZero.json: one line, one number per game (a list of one); the file does not say what the
   number is (a mean over runs, or one run), so statistic and seeds stay null; provenance ``line 1, key <Game>``.
   The MuZero numbers are MuZero trained on Atari 100k, not the 20B-frame MuZero already in the package.
@@ -102,6 +107,22 @@ def one_line_rows(path: Path) -> list[tuple[str, str, str]]:
     return out
 
 
+def one_line_runs(path: Path) -> list[tuple[str, str, int, str]]:
+    """(game, value text, run, 'line 1, key <game>, run <i>') of a one-line {game: [one value per run]} file."""
+    text = path.read_text(encoding="utf-8")
+    if text.rstrip("\n").count("\n"):
+        raise SystemExit(f"{path.name}: expected one line")
+    data = json.loads(text, parse_float=str, parse_int=str)
+    return [(game, value, run, f"line 1, key {game}, run {run}") for game, values in data.items()
+            for run, value in enumerate(values)]
+
+
+def runs_table(agent: dict, upstream: Path) -> tuple[dict, str]:
+    rows = one_line_runs(upstream / "iris" / agent["file"])
+    return _metadata(agent, agent["file"], "one number per game and run"), csv_text(
+        ["game", "score", "seed", "provenance"], rows)
+
+
 def iris_table(agent: dict, upstream: Path) -> tuple[dict, str]:
     rows = iris_rows(upstream / "iris" / "IRIS.json")
     return _metadata(agent, "IRIS.json", "one number per game and run"), csv_text(
@@ -127,6 +148,18 @@ def _metadata(agent: dict, file: str, shape: str) -> dict:
 BASELINE_NOTE = ("the IRIS repository's baseline file; it gives one number per game of the 26 Atari 100k games and "
                  "names neither the statistic nor the environment settings, which the paper's own text was not read "
                  "for here: only the budget (Atari 100k, 400k frames) is stated, by the folder's README")
+RUNS_NOTE = ("the IRIS repository's baseline file, 100 runs per game of the 26 Atari 100k games; the file names "
+             "neither the statistic nor the environment settings and does not say who ran the runs (the README "
+             "credits google-research/rliable, whose Atari 100k data has 100 runs per game for this agent): only the "
+             "budget (Atari 100k, 400k frames) is stated, by the folder's README")
+RUNS_NOTES = "The 26 games of Atari 100k, 100 runs each; run ids are the positions in each game's list."
+SPR_PAPER = dict(title="Data-Efficient Reinforcement Learning with Self-Predictive Representations",
+                 authors=["Max Schwarzer", "Ankesh Anand", "Rishab Goel", "R Devon Hjelm", "Aaron Courville",
+                          "Philip Bachman"], year=2021, arxiv="2007.05929", url="https://github.com/eloialonso/iris")
+DRQ_EPS_PAPER = dict(title="Deep Reinforcement Learning at the Edge of the Statistical Precipice",
+                     authors=["Rishabh Agarwal", "Max Schwarzer", "Pablo Samuel Castro", "Aaron Courville",
+                              "Marc G. Bellemare"], year=2021, arxiv="2108.13264",
+                     url="https://github.com/eloialonso/iris")
 AGENTS = [
     dict(id="iris", make=iris_table, name="IRIS", paper=IRIS_PAPER,
          protocol=protocol(start_condition="no-op", noop_max=1, sticky_action_probability=0, life_loss_episode_end=True,
@@ -137,6 +170,19 @@ AGENTS = [
                            env_family="NoFrameskip-v4", protocol_note=IRIS_CONFIG),
          notes="The 26 games of Atari 100k, five runs each; run ids are the positions in each game's list. Of the "
                "Atari-5 games only Battle Zone and Q*bert are among them."),
+    dict(id="spr", make=runs_table, file="SPR.json", name="SPR", paper=SPR_PAPER,
+         protocol=protocol(start_condition=None, sticky_action_probability=None, max_episode_frames=None,
+                           training_frames=400_000, regime="atari-100k", seeds=100, statistic="mean",
+                           statistic_note="Derived here: the mean of the 100 per-run numbers of each game.",
+                           protocol_note="SPR numbers from " + RUNS_NOTE),
+         notes=RUNS_NOTES),
+    dict(id="drq-eps", make=runs_table, file="DrQ(eps).json", name="DrQ(ε)", paper=DRQ_EPS_PAPER,
+         protocol=protocol(start_condition=None, sticky_action_probability=None, max_episode_frames=None,
+                           training_frames=400_000, regime="atari-100k", seeds=100, statistic="mean",
+                           statistic_note="Derived here: the mean of the 100 per-run numbers of each game.",
+                           protocol_note="DrQ(ε) (DrQ of Kostrikov et al. 2021 with the ε-greedy settings of Agarwal "
+                                         "et al. 2021) numbers from " + RUNS_NOTE),
+         notes=RUNS_NOTES),
     dict(id="efficientzero", make=single_table, file="EfficientZero.json", name="EfficientZero", paper=EZ_PAPER,
          protocol=protocol(start_condition=None, sticky_action_probability=None, max_episode_frames=None,
                            training_frames=400_000, regime="atari-100k", seeds=None, statistic="other",

@@ -90,9 +90,10 @@ def test_sticky_filter_uses_the_filled_fields(dataset):
     assert "muzero" in unknown and "muzero" not in no
 
 
-# --- the Atari 100k field and the cross-checks (data 1.25.0-1.28.0) --------------------------------------------
+# --- the Atari 100k field and the cross-checks (data 1.25.0-1.30.0) --------------------------------------------
 
-ATARI100K_26 = ("iris", "efficientzero", "muzero-atari100k", "diamond", "dreamerv3-atari100k", "simple")
+ATARI100K_26 = ("iris", "spr", "drq-eps", "efficientzero", "muzero-atari100k", "diamond", "dreamerv3-atari100k",
+                "simple")
 
 
 def test_atari100k_entries_hold_the_26_games_in_their_own_regime(dataset):
@@ -167,3 +168,10 @@ def test_filtered_leaderboard_names_the_peers_it_cannot_rank(dataset, run):
     assert leaderboard(dataset=dataset).unranked == ()  # the default table is unchanged
     code, out, _ = run("leaderboard", "--regime", "atari-100k")
     assert code == 0 and "Not ranked, without all Atari-5 games:" in out and "IRIS (no double_dunk" in out
+
+
+def test_spr_and_drq_eps_keep_their_hundred_runs_per_game(dataset):
+    for algorithm_id in ("spr", "drq-eps"):
+        seeds = dataset.seed_scores[dataset.seed_scores.algorithm_id == algorithm_id]
+        assert len(seeds) == 2600 and seeds.groupby("game_id").size().eq(100).all()
+        assert seeds.provenance.str.contains(r"results/data/[^ ]+\.json line 1, key \w+, run \d+$").all()
