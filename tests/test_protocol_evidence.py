@@ -175,3 +175,12 @@ def test_spr_and_drq_eps_keep_their_hundred_runs_per_game(dataset):
         seeds = dataset.seed_scores[dataset.seed_scores.algorithm_id == algorithm_id]
         assert len(seeds) == 2600 and seeds.groupby("game_id").size().eq(100).all()
         assert seeds.provenance.str.contains(r"results/data/[^ ]+\.json line 1, key \w+, run \d+$").all()
+
+
+def test_sticky_not_stated_is_a_filter_of_its_own(dataset):
+    """'Not stated' is a recorded fact: --sticky not-stated picks the entries whose read source is silent,
+    a subset of --sticky unknown (which also holds the not-found and never-looked-up ones)."""
+    not_stated = {r.algorithm_id for r in leaderboard(dataset=dataset, sticky="not-stated").rows}
+    unknown = {r.algorithm_id for r in leaderboard(dataset=dataset, sticky="unknown").rows}
+    assert {"muzero", "ape-x", "rainbow-noop"} <= not_stated < unknown
+    assert "agent57" in unknown - not_stated  # not-found: the Agent57 paper's own statement was not read

@@ -91,8 +91,9 @@ def add_scoring_commands(commands) -> None:
     _add_score_inputs(p, "the five Atari-5 games")
     p.add_argument("--regime", default=None, help="only entries of this training regime (atari-100k, 10M, 200M, ...); "
                                                   "Atari 100k entries are ranked only here")
-    p.add_argument("--sticky", choices=("yes", "no", "unknown"), default=None,
-                   help="only entries with sticky actions (yes), without (no), or whose source does not say (unknown)")
+    p.add_argument("--sticky", choices=("yes", "no", "unknown", "not-stated"), default=None,
+                   help="only entries with sticky actions (yes), without (no), whose source does not say (unknown), "
+                        "or whose paper was read and is silent on it (not-stated, data/protocol_evidence.csv)")
     p.add_argument("--frames", default=None, metavar="N", help="only entries trained for N frames (200M, 400k, 10M)")
     p.set_defaults(run=_cmd_leaderboard)
 

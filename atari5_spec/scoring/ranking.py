@@ -67,8 +67,9 @@ def _value(value):
     return None if value is None or pd.isna(value) else value.item() if hasattr(value, "item") else value
 
 
-def _protocol_filter(algorithms, regime: str | None, sticky: str | None, frames: int | None):
-    """Boolean mask of algorithms.csv rows that pass the filters, and the filters' labels."""
+def _protocol_filter(algorithms, regime: str | None, sticky: str | None, frames: int | None, not_stated=frozenset()):
+    """Boolean mask of algorithms.csv rows that pass the filters, and the filters' labels. ``not_stated``: the ids
+    whose sticky-action setting the evidence records as not stated by their source."""
     import pandas as pd
 
     keep = pd.Series(True, index=algorithms.index)
@@ -78,8 +79,11 @@ def _protocol_filter(algorithms, regime: str | None, sticky: str | None, frames:
         labels.append(f"regime {regime}")
     if sticky is not None:
         probability = algorithms["sticky_action_probability"].astype(float)
-        keep &= (probability > 0) if sticky == "yes" else (probability == 0) if sticky == "no" else probability.isna()
-        labels.append({"yes": "sticky actions", "no": "no sticky actions", "unknown": "sticky actions not stated"}[sticky])
+        keep &= ((probability > 0) if sticky == "yes" else (probability == 0) if sticky == "no" else
+                 probability.isna() & algorithms["algorithm_id"].isin(not_stated) if sticky == "not-stated"
+                 else probability.isna())
+        labels.append({"yes": "sticky actions", "no": "no sticky actions", "unknown": "sticky actions unknown",
+                       "not-stated": "sticky actions not stated by the source"}[sticky])
     if frames is not None:
         from ..data.frames import format_frames
 
@@ -117,10 +121,10 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     """
     import pandas as pd
 
-    if sticky is not None and sticky not in ("yes", "no", "unknown"):
+    if sticky is not None and sticky not in ("yes", "no", "unknown", "not-stated"):
         from ..data.errors import InputError
 
-        raise InputError(f"sticky must be yes, no or unknown, not {sticky!r}")
+        raise InputError(f"sticky must be yes, no, unknown or not-stated, not {sticky!r}")
     if dataset is None:
         from ..data.loading import load
 
@@ -134,7 +138,10 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     if filtered:  # peers by protocol: short-budget entries come back, in their own regime
         algorithms = algorithms.assign(exclusion=algorithms["exclusion"].where(
             algorithms["exclusion"] != SHORT_BUDGET, pd.NA))
-        keep, labels = _protocol_filter(algorithms, regime, sticky, frames)
+        evidence = getattr(dataset, "protocol_evidence", None)
+        not_stated = frozenset() if evidence is None else frozenset(evidence.loc[
+            (evidence["field"] == "sticky_action_probability") & (evidence["status"] == "not-stated"), "algorithm_id"])
+        keep, labels = _protocol_filter(algorithms, regime, sticky, frames, not_stated)
         algorithms = algorithms[keep]
     else:
         labels = ()
