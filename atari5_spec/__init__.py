@@ -26,6 +26,7 @@ _LAZY = {
     "score": ("scoring.estimate", "score"),
     "relative_score": ("scoring.relative", "relative_score"),
     "relative_scores": ("scoring.relative", "relative_scores"),
+    "own_median": ("scoring.own_median", "own_median"),
     "predict": ("scoring.prediction", "predict"),
     "leaderboard": ("scoring.ranking", "leaderboard"),
     "verify": ("method.verification", "verify"),

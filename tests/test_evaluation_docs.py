@@ -145,6 +145,7 @@ def test_docs_prose_figures_are_the_measured_designs():
     conformal, summed = pairs.loc[("pairs", "all pairs")], pairs.loc[("sum of singles", "all pairs")]
     assert f"narrower ({conformal.median_width:.2f}) but covers only {conformal.covered / conformal.n:.1%}" in text
     assert f"covers {summed.covered / summed.n:.1%} at a width of {summed.median_width:.2f}" in text
-    assert (f"median |pair error| {shared['one paper']['median']:.3f} for one paper against "
-            f"{shared['two papers']['median']:.3f} for two") in text
+    # on the first edition one-paper pairs did not err less (the edition score uses: docs/comparisons.md)
+    assert shared["one paper"]["median"] >= shared["two papers"]["median"]
+    assert "On the first edition above, pairs from one paper did not share their error" in text
     assert f"the ratio interval's {pairs.loc[('root-sum-square of singles', 'all pairs'), 'median_width']:.2f}" in text

@@ -46,10 +46,15 @@ def _cmd_evaluate(args) -> int:
             print(f"wrote {path} (data package {data_version}; recorded in datapackage.json and CHANGELOG.md)")
         return 0
     if args.designs:
+        from ..method.calibration import read_calibration
         from ..method.evaluation.designs import designs_markdown
+        from ..method.pair_evaluation import comparison_markdown
 
         for version in versions:
             print(designs_markdown(dataset, version, args.subset))
+            calibration = read_calibration(dataset.root / "coefficients" / version)  # the one score uses
+            if calibration is not None:  # ratio intervals on it: two papers, same setup (docs/comparisons.md)
+                print("\n".join(comparison_markdown(calibration, args.subset).values()))
         return 0
     agents = agent_scores(dataset)
     if args.refit_candidates:
@@ -121,7 +126,8 @@ def add_evaluation_commands(commands) -> None:
                         "extrapolation; score's default)")
     p.add_argument("--designs", action="store_true",
                    help="compare prediction-interval designs by leave-one-paper-out coverage and width, for single "
-                        "agents and pairs (markdown; how the in-range calibration was chosen)")
+                        "agents and pairs (markdown; how the in-range calibration was chosen), then the ratio intervals "
+                        "on the calibration score uses: two papers, the same-setup designs, shared error by paper")
     p.add_argument("--update-calibration", action="store_true",
                    help="the same as --pin-calibration (kept for old scripts): writes the next edition, never "
                         "rewrites a pinned calibration")

@@ -25,7 +25,9 @@ whose games are missing are listed with what they need.
 
 Scores: a CSV file (columns game, score and optionally seed), a JSON file
 ({"game": score}, {"game": [per-seed scores]} or a list of records), '-' for
-standard input, and/or --score GAME=VALUE (VALUE may be v1,v2,... for seeds).
+standard input, a submission folder (contributions/<id>/: its scores and the
+protocol its metadata states), and/or --score GAME=VALUE (VALUE may be
+v1,v2,... for seeds).
 Games in any spelling: battle_zone, "Battle Zone", ALE/BattleZone-v5,
 BattleZoneNoFrameskip-v4, Q*bert, ...
 
@@ -38,7 +40,9 @@ examples:
   atari5-spec score scores.csv
   atari5-spec score --score "Battle Zone=31000" --score "Double Dunk=-1.5" \\
       --score "Name This Game=12000" --score Phoenix=8000 --score Q*bert=15000
-  atari5-spec score runs.csv --relative-to rainbow_runs.csv --json"""
+  atari5-spec score runs.csv --relative-to rainbow_runs.csv --json
+  atari5-spec score runs.csv --relative-to rainbow-noop           # a baseline from the package, by id
+  atari5-spec score runs.csv --relative-to my_baseline.csv --same-setup   # one codebase and protocol"""
 
 PREDICT_HELP = "predicted raw and normalised scores for all 57 games from the Atari-5 (or Atari-10) games"
 LEADERBOARD_HELP = "the Atari-5 score of every algorithm in the dataset, and where your agent would rank"
@@ -47,7 +51,8 @@ LEADERBOARD_HELP = "the Atari-5 score of every algorithm in the dataset, and whe
 def _add_score_inputs(parser: argparse.ArgumentParser, required_games: str,
                       subset_help: str = "subset to report (default: Atari-5)") -> None:
     parser.add_argument("scores", nargs="?", default=None,
-                        help="CSV or JSON file of raw scores (columns game, score[, seed]); '-' reads standard input")
+                        help="CSV or JSON file of raw scores (columns game, score[, seed]), or a submission folder "
+                             "(contributions/<id>/); '-' reads standard input")
     parser.add_argument("--score", action="append", default=[], metavar="GAME=VALUE",
                         help=f"a raw score, repeatable ({required_games}); VALUE may be v1,v2,... for several seeds")
     parser.add_argument("--subset", default="Atari-5", help=subset_help)
@@ -62,9 +67,20 @@ def add_scoring_commands(commands) -> None:
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_score_inputs(p, "the five Atari-5 games")
     p.add_argument("--relative-to", metavar="BASELINE", default=None,
-                   help="scores file of a baseline run under your own settings: also report your score divided by "
-                        "the baseline's (paper Table 5; plain ratio of medians), with a prediction interval for the "
+                   help="scores file of a baseline, or an algorithm id of the package (e.g. rainbow-noop: its "
+                        "published numbers, provenance and protocol): also report your score divided by the "
+                        "baseline's (paper Table 5; plain ratio of medians), with a prediction interval for the "
                         "ratio of the two true 57-game medians")
+    p.add_argument("--same-setup", action="store_true",
+                   help="with --relative-to: both agents ran in one codebase and protocol, so the error they share "
+                        "cancels; the ratio interval uses the same-setup calibration (docs/comparisons.md)")
+    p.add_argument("--max-episode-frames", default=None, metavar="N",
+                   help="the evaluation's episode cap in frames (standard: 108000, 30 minutes; the Nature DQN's "
+                        "5 minutes: 18000); reports whether the version's errors hold agents with that cap, and a "
+                        "ratio states no direction for a non-standard cap")
+    p.add_argument("--baseline-max-episode-frames", default=None, metavar="N",
+                   help="with --relative-to: the baseline's episode cap (default: an algorithm id's recorded cap; "
+                        "with --same-setup, --max-episode-frames)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: 0)")
     p.add_argument("--bootstrap", type=int, default=10000, metavar="N",
                    help="bootstrap resamples for the interval over seeds; 0 for none (default: 10000)")
@@ -100,11 +116,45 @@ def add_scoring_commands(commands) -> None:
 
 # --- shared --------------------------------------------------------------------------------------------------
 
+def submission_input(path: str):
+    """(observations, protocol) of a submission folder (contributions/<id>/: metadata.yaml and scores.csv), read
+    through the contribution gate, or None when ``path`` is not a folder. The runs' final scores (one per seed)
+    when the submission has them, else its per-game numbers; the protocol as its metadata states it (what
+    ``contribute check`` reads: sticky actions, training frames, the episode cap)."""
+    from pathlib import Path
+
+    from ..data.errors import InputError
+    from ..scoring.input import Observation
+
+    folder = Path(path)
+    if path == "-" or not folder.is_dir() or folder.is_symlink():
+        return None
+    from ..contributions.reading import read_submission
+    from ..data.loading import load
+    from ..data.validation import format_problems
+
+    submission, problems = read_submission(folder, load(), check_ids=False)
+    if submission is None:
+        raise InputError(f"{path}: not a readable submission folder:\n{format_problems(problems)}")
+    finals = [s for s in submission.scores if s.kind == "seed"] or [s for s in submission.scores
+                                                                     if s.kind == "published"]
+    label = f"{folder.name}/scores.csv"
+    observations = [Observation(s.game_id, s.score, None if s.seed is None else str(s.seed),
+                                f"{label}, line {s.line}") for s in finals]
+    stated = submission.metadata.get("protocol") or {}
+    return observations, {k: stated.get(k) for k in ("sticky_action_probability", "training_frames",
+                                                     "max_episode_frames")}
+
+
 def _observations(args, required: bool = True):
     from ..data.errors import InputError
     from ..scoring.input import observations_from_arguments, read_scores_file
 
-    observations = read_scores_file(args.scores) if args.scores else []
+    submission = submission_input(args.scores) if args.scores else None
+    if submission is not None:
+        observations, args.submission_protocol = submission
+    else:
+        observations = read_scores_file(args.scores) if args.scores else []
     observations += observations_from_arguments(args.score)
     if required and not observations:
         raise InputError("no scores: give a CSV/JSON file, '-' for standard input, or --score GAME=VALUE")
@@ -150,7 +200,8 @@ def _pi_text(pi, estimate=None) -> str:
             f"{_number(pi.high)}" + (f" ({where})" if where else ""))
 
 
-def _score_json(result, names: dict[str, str], relative=None, baseline_source: str | None = None) -> dict:
+def _score_json(result, names: dict[str, str], relative=None, baseline_source: str | None = None,
+                own=None) -> dict:
     """The JSON object of ``atari5-spec score --json``."""
     given = list(result.games) + sorted(g for g in result.raw_means if g not in result.games)
     out = {
@@ -180,6 +231,7 @@ def _score_json(result, names: dict[str, str], relative=None, baseline_source: s
                            for name, missing in result.not_computable.items()],
         "warnings": list(result.warnings),
         "notes": list(result.notes),
+        "own_median": own._asdict() if own is not None else None,
     }
     if relative is not None:
         from ..scoring.estimate import SEED_ONLY
@@ -195,11 +247,28 @@ def _score_json(result, names: dict[str, str], relative=None, baseline_source: s
                            "interval_covers": (SEED_ONLY if relative.interval else
                                                "unknown: no seed interval for the ratio (a single seed for some game "
                                                "of either agent, or no bootstrap)"),
-                           "signature": relative.signature}
+                           "signature": relative.signature,
+                           "same_setup": relative.same_setup,
+                           "baseline_entry": _entry_json(relative.baseline_entry),
+                           "baseline_protocol": (relative.baseline.protocol._asdict()
+                                                 if relative.baseline.protocol else None)}
+        if ratio_pi is not None:
+            evidence = ratio_pi.evidence
+            out["relative"]["prediction_interval"]["evidence"] = evidence._asdict() if evidence else None
+            out["relative"]["prediction_interval"]["reasons"] = list(ratio_pi.reasons)
     return out
 
 
-def _score_text(result, names: dict[str, str]) -> list[str]:
+def _entry_json(entry) -> dict | None:
+    if entry is None:
+        return None
+    return {"algorithm_id": entry.algorithm_id, "name": entry.name, "paper": entry.paper, "year": entry.year,
+            "source_id": entry.source_id, "source_title": entry.source_title, "scores": entry.scores,
+            "provenance": entry.provenance, "protocol": entry.protocol, "protocol_note": entry.protocol_note,
+            "exclusion": entry.exclusion or None, "exclusion_note": entry.exclusion_note or None}
+
+
+def _score_text(result, names: dict[str, str], own=None) -> list[str]:
     lines = []
     if result.estimate is not None:
         lines.append(f"{result.subset} score: {_number(result.estimate)}")
@@ -222,9 +291,13 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
                          "with replacement, independently per game)")
         if result.protocol is not None:
             lines += [f"  protocol: {m}" for m in result.protocol.messages]
+        if own is not None:
+            lines.append(f"  {own.text()}")
     else:
         lines.append(f"{result.subset} score: not computable, missing "
                      + ", ".join(result.not_computable[result.subset]))
+        if own is not None:
+            lines.append(f"  {own.text()}")
     given = list(g for g in result.games if g in result.raw_means)
     given += sorted(g for g in result.raw_means if g not in result.games)
     lines += ["", f"  {'game':<20} {'raw score':>14} {'seeds':>6} {'normalised':>12}"]
@@ -256,19 +329,38 @@ def _score_text(result, names: dict[str, str]) -> list[str]:
     return lines
 
 
+def _see_also(entry) -> list[str]:
+    if entry is None or not entry.exclusion:
+        return []
+    return [f"  the entry is marked {entry.exclusion}: {entry.exclusion_note}"
+            + (f" (--relative-to {entry.see_also[0]})" if entry.see_also else "")]
+
+
 def _relative_text(relative, baseline_source: str) -> list[str]:
     subset = relative.agent.subset
     if relative.ratio is None:
         return ["", f"Relative to {baseline_source}: not computable, the baseline lacks "
-                + ", ".join(relative.baseline.not_computable.get(subset, ()))]
+                + ", ".join(relative.baseline.not_computable.get(subset, ()))] + _see_also(relative.baseline_entry)
     from ..scoring.relative import RATIO_DEFINITION
 
     ratio_pi = relative.prediction_interval
     lines = ["", f"Relative to the baseline ({baseline_source}): {relative.ratio:.3f}",
              f"  ratio = {RATIO_DEFINITION}"]
+    entry = relative.baseline_entry
+    if entry is not None:
+        lines += [f"  baseline: {entry.describe()}",
+                  f"    protocol: {entry.protocol_text()}",
+                  "    numbers: " + ", ".join(f"{g} {entry.scores[g]:g} ({entry.provenance[g]})"
+                                             for g in relative.baseline.games if g in entry.scores)]
+        if entry.exclusion:
+            lines.append(f"    note: the entry is marked {entry.exclusion}: {entry.exclusion_note}")
+    if relative.baseline.protocol is not None:
+        lines += [f"  baseline protocol: {m}" for m in relative.baseline.protocol.messages]
     if ratio_pi is not None:
-        lines += [f"  {ratio_pi.level * 100:g}% prediction interval for the ratio of the true 57-game medians: "
-                  f"{ratio_pi.low:.3f} to {ratio_pi.high:.3f}: {ratio_pi.statement}",
+        design = (" (same setup: both agents in one codebase and protocol)" if ratio_pi.design == "same setup"
+                  else "")
+        lines += [f"  {ratio_pi.level * 100:g}% prediction interval for the ratio of the true 57-game medians"
+                  f"{design}: {ratio_pi.low:.3f} to {ratio_pi.high:.3f}: {ratio_pi.statement}",
                   f"    measured coverage: {ratio_pi.coverage}", f"    seed part: {ratio_pi.seed_part}"]
     else:
         lines.append("  no prediction interval for the ratio (no calibration, or an estimate at or below 0)")
@@ -299,45 +391,89 @@ def _whole_frames(value: str) -> int:
     return frames
 
 
+def _episode_frames(value: str | None, option: str) -> int | None:
+    """An episode cap option in frames (108000, 108k, 18000)."""
+    from ..data.errors import InputError
+    from ..data.frames import parse_budget
+
+    if value is None:
+        return None
+    try:
+        return parse_budget(value)
+    except InputError as error:
+        raise InputError(f"{option}: {error}") from None
+
+
+def _baseline(value: str):
+    """--relative-to: (scores, episode cap or None): a submission folder, a scores file ('-': standard input), else
+    an algorithm id of the package."""
+    from pathlib import Path
+
+    from ..scoring.input import read_scores_file
+
+    submission = submission_input(value)
+    if submission is not None:  # a submission folder: its scores; its cap is the baseline's unless stated
+        return submission[0], submission[1].get("max_episode_frames")
+    if value == "-" or Path(value).exists() or Path(value).is_symlink() or Path(value).suffix.lower() in (
+            ".csv", ".json", ".tsv", ".txt"):
+        return read_scores_file(value), None
+    return value, None  # relative_score reads the algorithm entry (InputError naming close ids when there is none)
+
+
 def _cmd_score(args) -> int:
     from ..data.errors import InputError
     from ..scoring.estimate import as_coefficient_set, games_table, not_computable_message, score
-    from ..scoring.input import read_scores_file
+    from ..scoring.own_median import own_median
     from ..scoring.relative import relative_score
 
     observations = _observations(args)
     coefficients = as_coefficient_set(args.coefficients)
     settings = dict(subset=args.subset, coefficients=coefficients, n_bootstrap=args.bootstrap,
                     confidence=args.confidence, seed=args.seed)
-    protocol = dict(sticky_action_probability=args.sticky_actions,
-                    training_frames=None if args.frames is None else _whole_frames(args.frames))
+    stated = getattr(args, "submission_protocol", None) or {}  # a submission folder's metadata; options win
+    protocol = dict(sticky_action_probability=args.sticky_actions if args.sticky_actions is not None
+                    else stated.get("sticky_action_probability"),
+                    training_frames=_whole_frames(args.frames) if args.frames is not None
+                    else stated.get("training_frames"))
     relative = None
+    cap = _episode_frames(args.max_episode_frames, "--max-episode-frames")
+    cap = cap if cap is not None else stated.get("max_episode_frames")
+    if args.same_setup and not args.relative_to:
+        raise InputError("--same-setup compares two agents: give the baseline with --relative-to")
+    if args.baseline_max_episode_frames is not None and not args.relative_to:
+        raise InputError("--baseline-max-episode-frames needs a baseline: give it with --relative-to")
+    result = score(observations, **settings, **protocol, partial=True, max_episode_frames=cap)
     if args.relative_to:
         if args.relative_to == "-" and args.scores == "-":
             raise InputError("standard input can hold the agent's scores or the baseline's, not both")
-        relative = relative_score(observations, read_scores_file(args.relative_to), **settings)
-        result = relative.agent
-    else:
-        result = score(observations, **settings, **protocol, partial=True)
+        baseline, baseline_cap = _baseline(args.relative_to)
+        stated_cap = _episode_frames(args.baseline_max_episode_frames, "--baseline-max-episode-frames")
+        relative = relative_score(observations, baseline, **settings, same_setup=args.same_setup,
+                                  max_episode_frames=cap,
+                                  baseline_max_episode_frames=stated_cap if stated_cap is not None else baseline_cap)
     if result.estimate is not None and not math.isfinite(result.estimate):  # no citable signature for inf
         raise InputError(f"the {result.subset} estimate of these scores is not a finite number: check the scores' "
                          "scale (raw game scores, not normalised)")
-    names = {row["game_id"]: row["name"] for row in games_table()}
+    table = games_table()
+    names = {row["game_id"]: row["name"] for row in table}
+    own = own_median(result, table)
     _warn(result.warnings)
     if relative is not None:
         _warn(f"baseline: {w}" for w in relative.baseline.warnings)
     if args.json:
-        print(json.dumps(_score_json(result, names, relative, args.relative_to), indent=2, allow_nan=False))
+        print(json.dumps(_score_json(result, names, relative, args.relative_to, own), indent=2, allow_nan=False))
     else:
-        lines = _score_text(result, names)
+        lines = _score_text(result, names, own)
         if relative is not None:
             lines += _relative_text(relative, args.relative_to)
         print("\n".join(lines))
     if result.estimate is None:
         raise InputError(not_computable_message(result))
     if relative is not None and relative.ratio is None:
+        entry = relative.baseline_entry
         raise InputError(f"the baseline ({args.relative_to}) lacks "
-                         f"{', '.join(relative.baseline.not_computable.get(result.subset, ()))}")
+                         f"{', '.join(relative.baseline.not_computable.get(result.subset, ()))}"
+                         + (f"; try --relative-to {entry.see_also[0]}" if entry and entry.see_also else ""))
     return 0
 
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from ..method import training
 from .estimate import as_coefficient_set, resolve_subset
+from .baselines import algorithm_baseline
 from .ranking import LeaderboardRow, leaderboard
 from .relative import RelativeResult, relative_score
 
@@ -27,9 +28,10 @@ class Comparison(NamedTuple):
 
 
 def neighbour_comparisons(scores: Any, k: int = 2, subset: str = "Atari-5", coefficients=None, dataset=None,
-                          n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0) -> list[Comparison]:
+                          n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0,
+                          max_episode_frames: int | None = None) -> list[Comparison]:
     """The agent against the ``k`` agents ranked just above it and the ``k`` just below (reference entries such as
-    the human reference are skipped), best first."""
+    the human reference are skipped), best first; ``max_episode_frames``: the agent's evaluation episode cap."""
     if dataset is None:
         from ..data.loading import load
 
@@ -47,7 +49,10 @@ def neighbour_comparisons(scores: Any, k: int = 2, subset: str = "Atari-5", coef
     raw = rows[rows["game_id"].isin(games)].groupby(["algorithm_id", "game_id"])["score"].first()
     out = []
     for row in above + below:
-        neighbour = {game: float(raw[(row.algorithm_id, game)]) for game in games}
+        # the neighbour as a package entry: its provenance, and its recorded episode cap (no direction is stated
+        # against an entry evaluated with a non-standard cap)
+        entry = algorithm_baseline(row.algorithm_id, dataset.root)
+        neighbour = entry._replace(scores={game: float(raw[(row.algorithm_id, game)]) for game in games})
         out.append(Comparison(row, relative_score(scores, neighbour, subset, coefficient_set, n_bootstrap,
-                                                  confidence, seed)))
+                                                  confidence, seed, max_episode_frames=max_episode_frames)))
     return out

@@ -120,6 +120,7 @@ class ProtocolCheck(NamedTuple):
     training_frames: int | None
     source: str               # where the facts came from (options, game ids, not given)
     messages: tuple[str, ...]
+    max_episode_frames: int | None = None  # the evaluation's episode cap, when stated (scoring.protocol_conditions)
 
 
 class SubsetScore(NamedTuple):
@@ -502,7 +503,8 @@ def stated_protocol(observations: list[Observation], sticky_action_probability: 
 
 def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: int = 10000,
           confidence: float = 0.95, seed: int = 0, sticky_action_probability: float | None = None,
-          training_frames: int | None = None, partial: bool = False) -> ScoreResult:
+          training_frames: int | None = None, partial: bool = False,
+          max_episode_frames: int | None = None) -> ScoreResult:
     """The Atari-5 (or another subset's) score of an agent from its raw game scores.
 
     ``scores``: dict game -> score, dict game -> list of per-seed scores, an
@@ -523,6 +525,10 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     the runs (the probability is otherwise read from ALE/*-v5 or *-v4 game
     ids); ``protocol`` then reports how the version's estimate shifted for
     held-out agents of that protocol. The estimate is never adjusted.
+    ``max_episode_frames`` states the evaluation's episode cap; the protocol
+    then says whether the version's errors hold agents with that cap, and
+    games below random play and game ids that disagree about the protocol
+    are reported (:mod:`.protocol_conditions`).
 
     When the requested subset's games are not all given, raises InputError
     naming them (as ``atari5-spec score`` exits 1); with ``partial=True`` the
@@ -535,6 +541,11 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     runs = group_runs(observations, load_aliases())
     protocol = stated_protocol(observations, sticky_action_probability, training_frames)
     result = score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
+    from .protocol_conditions import check_episode_frames, with_conditions  # (it imports this module)
+
+    result = with_conditions(result, [o.game for o in observations], sticky_action_probability,
+                             check_episode_frames(max_episode_frames), coefficient_set,
+                             {row["game_id"]: row["name"] for row in games_table()})
     if result.estimate is None and not partial:
         raise InputError(not_computable_message(result) + (" (partial=True returns them)" if result.other_subsets
                                                            else ""))

@@ -9,6 +9,22 @@ prediction-interval half-widths combined as the root of the sum of squares,
 with its coverage measured on pairs of agents the version did not see. "A is
 higher than B" is said only when that interval excludes 1.
 
+A direction is stated only where the pair coverage was measured: both
+estimates inside the range of the agents behind it (in range, estimate 40 up
+to the highest estimate among them), neither evaluated with a non-standard
+episode cap, neither with a game of the subset below random play. Otherwise
+the interval is printed with "cannot be decided here" and the reasons.
+
+``same_setup=True`` (``--same-setup``): both agents ran in one codebase and
+protocol, so the error they share cancels in the ratio; the model part of the
+interval comes from the same-setup model of :mod:`atari5_spec.method.pairs`
+(a paper effect that cancels, plus run-level error that does not), measured
+leave-one-paper-out on pairs of agents from one paper.
+
+The baseline can be an algorithm id of the package (``"rainbow-noop"``): its
+published per-game numbers, with its provenance and protocol
+(:mod:`.baselines`).
+
 Like :mod:`.estimate`, this module avoids pandas (``score --relative-to``
 must start fast).
 """
@@ -22,6 +38,10 @@ import numpy as np
 
 from ..data.errors import InputError
 from ..method.calibration import Calibration, combine_half_widths, read_calibration
+from ..method.pairs import SAME_SETUP_RULE, TWO_PAPER_RULE, measured_range, pair_agents, same_setup_evidence, \
+    same_setup_model, two_paper_evidence
+from .baselines import BaselineEntry, algorithm_baseline
+from .protocol_conditions import below_random_games, check_episode_frames, episode_cap_reason, with_conditions
 from .estimate import (
     BootstrapSettings,
     ScoreResult,
@@ -50,7 +70,8 @@ class RatioInterval(NamedTuple):
     low: float
     high: float
     level: float
-    decision: str             # 'higher', 'lower', or 'cannot tell' (the interval holds 1)
+    decision: str             # 'higher', 'lower', 'cannot tell' (the interval holds 1), or 'cannot be decided here' (it
+                              # excludes 1, but an agent is where the pair coverage was not measured: see reasons)
     statement: str            # the decision in words, with the level
     coverage: str             # measured coverage on pairs of agents the version did not see
     calibration: str
@@ -60,6 +81,10 @@ class RatioInterval(NamedTuple):
                    "both estimates' out-of-sample errors and, with several seeds for both, seed-to-seed variation")
     rule: str = ("ratio of estimates x 10^(-+ sqrt(a^2 + b^2)), a and b the two agents' own prediction-interval "
                  "half-widths in log10 (the lower side takes the agent's lower and the baseline's upper half-width)")
+
+    reasons: tuple[str, ...] = ()  # why no direction is stated although the interval excludes 1
+    design: str = "two papers"     # 'two papers' (the default) or 'same setup'
+    evidence: Any = None           # method.pairs.Evidence: pairs, runs, papers and the clustered interval
 
     def __repr__(self) -> str:
         return f"RatioInterval(low={self.low:.3f}, high={self.high:.3f}, level={self.level:g}, decision={self.decision!r})"
@@ -77,6 +102,8 @@ class RelativeResult(NamedTuple):
     interval: tuple[float, float] | None
     signature: str | None
     prediction_interval: RatioInterval | None = None
+    baseline_entry: BaselineEntry | None = None  # the package's entry when the baseline was an algorithm id
+    same_setup: bool = False
 
     @property
     def seed_interval(self) -> tuple[float, float] | None:
@@ -94,22 +121,47 @@ class RelativeResult(NamedTuple):
         return parse_signature(self.signature) if self.signature else None
 
 
+def _baseline(baseline: Any) -> tuple[Any, BaselineEntry | None]:
+    """The baseline's scores, and its package entry when it is an algorithm id."""
+    if isinstance(baseline, str):
+        entry = algorithm_baseline(baseline.strip())
+        return entry.scores, entry
+    if isinstance(baseline, BaselineEntry):
+        return baseline.scores, baseline
+    return baseline, None
+
+
 def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coefficients=None,
-                   n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0) -> RelativeResult:
+                   n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0, same_setup: bool = False,
+                   max_episode_frames: int | None = None, baseline_max_episode_frames: int | None = None
+                   ) -> RelativeResult:
     """The agent's score divided by a baseline's, both scored with the same settings (paper Table 5).
 
-    The ratio's interval (when both have two or more seeds for every game)
-    comes from the agent's bootstrap resamples divided by the baseline's, the
-    baseline being resampled from its own random stream.
+    ``baseline``: scores in any form :func:`atari5_spec.score` takes, or an algorithm id of the package
+    (``"rainbow-noop"``: its published per-game numbers; ``baseline_entry`` then holds its provenance and
+    protocol). The ratio's seed interval (when both have two or more seeds for every game) comes from the agent's
+    bootstrap resamples divided by the baseline's, the baseline being resampled from its own random stream.
+
+    ``same_setup``: both agents ran in one codebase and protocol; the ratio interval then uses the same-setup model
+    (shared error cancels). ``max_episode_frames``: the agent's evaluation episode cap (with ``same_setup``, also
+    the baseline's unless ``baseline_max_episode_frames`` says otherwise; an algorithm id brings its recorded cap).
+    A direction is stated only where the pair coverage was measured (see the module docstring).
     """
     check_settings(n_bootstrap, confidence, seed)
     coefficient_set = as_coefficient_set(coefficients)
+    baseline_scores, entry = _baseline(baseline)
+    agent_cap = check_episode_frames(max_episode_frames)
+    base_cap = check_episode_frames(baseline_max_episode_frames)
+    if base_cap is None:
+        base_cap = entry.max_episode_frames if entry is not None else (agent_cap if same_setup else None)
     aliases, extremes = load_aliases(), published_extremes()
-    agent_runs, baseline_runs = runs_from(scores, aliases), runs_from(baseline, aliases)
+    agent_runs, baseline_runs = runs_from(scores, aliases), runs_from(baseline_scores, aliases)
     agent = score_runs(agent_runs, subset, coefficient_set, n_bootstrap, confidence, seed, extremes)
     base = score_runs(baseline_runs, subset, coefficient_set, n_bootstrap, confidence, seed, extremes)
+    agent = with_conditions(agent, (), None, agent_cap, coefficient_set)
+    base = with_conditions(base, (), None, base_cap, coefficient_set)
     if agent.estimate is None or base.estimate is None:
-        return RelativeResult(agent, base, None, None, None)
+        return RelativeResult(agent, base, None, None, None, None, entry, bool(same_setup))
     if base.estimate <= 0:
         raise InputError(f"the baseline's {base.subset} score is {base.estimate:g}: "
                          "a ratio to a baseline at or below random is meaningless")
@@ -123,51 +175,118 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
     n_seeds = [agent.n_seeds[g] for g in model.games]
     settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence)) if interval else None
     calibration = read_calibration(coefficient_set.path)
-    ratio = ratio_interval(agent, base, calibration, confidence)
+    ratio = ratio_interval(agent, base, calibration, confidence, same_setup=same_setup, seed_interval=interval,
+                           agent_cap=agent_cap, baseline_cap=base_cap)
     return RelativeResult(agent, base, agent.estimate / base.estimate, interval,
                           signature(agent.subset, coefficient_set, n_seeds, settings, relative=True,
-                                    calibration=ratio.calibration if ratio else None),
-                          ratio)
+                                    calibration=ratio.calibration if ratio else None,
+                                    kind="same-setup ratio" if same_setup else None),
+                          ratio, entry, bool(same_setup))
+
+
+def _reasons(agent: ScoreResult, baseline: ScoreResult, agents, agent_cap: int | None,
+             baseline_cap: int | None) -> list[str]:
+    """Why a direction cannot be stated for this pair: the conditions its coverage was not measured under."""
+    reasons = []
+    span = measured_range(agents)
+    for who, result in (("the agent", agent), ("the baseline", baseline)):
+        if span is None:
+            reasons.append("no pairs of agents measured in this calibration")
+            break
+        if result.estimate < span.low:
+            reasons.append(f"{who}'s estimate {result.estimate:,.1f} is below the range where the pair coverage was "
+                           f"measured ({span.text()}): an EXTRAPOLATION")
+        elif result.estimate > span.high:
+            reasons.append(f"{who}'s estimate {result.estimate:,.1f} is above the range where the pair coverage was "
+                           f"measured ({span.text()})")
+    for who, cap in (("the agent", agent_cap), ("the baseline", baseline_cap)):
+        reason = episode_cap_reason(cap, who)
+        if reason:
+            reasons.append(reason)
+    for who, result in (("the agent", agent), ("the baseline", baseline)):
+        below = below_random_games(result.normalised, result.games)
+        if below:
+            reasons.append(f"{who} is below random play on {', '.join(below)}: the formula clips those games to "
+                           "random play, and the pair coverage was not measured for such agents")
+    return reasons
 
 
 def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calibration | None,
-                   level: float) -> RatioInterval | None:
-    """The interval for the plain ratio of two agents' true 57-game medians, from their prediction intervals."""
+                   level: float, same_setup: bool = False, seed_interval: tuple[float, float] | None = None,
+                   agent_cap: int | None = None, baseline_cap: int | None = None) -> RatioInterval | None:
+    """The interval for the plain ratio of two agents' true 57-game medians.
+
+    Two papers (default): from the two agents' prediction intervals. Same setup: the same-setup model's half-width
+    combined with the seed part of the ratio (``seed_interval``, its bootstrap interval)."""
     a, b = agent.prediction_interval, baseline.prediction_interval
     if a is None or b is None or calibration is None or agent.estimate <= 0 or baseline.estimate <= 0:
         return None
-    a_below, a_above = a.half_widths(agent.estimate)
-    b_below, b_above = b.half_widths(baseline.estimate)
+    agents = pair_agents(calibration, agent.subset)
     centre = math.log10(agent.estimate / baseline.estimate)
-    below, above = combine_half_widths(a_below, b_above), combine_half_widths(a_above, b_below)
+    if same_setup:
+        model = same_setup_model(agents, level)
+        if model is None:
+            return None
+        seed_below = seed_above = 0.0
+        if seed_interval is not None and seed_interval[0] > 0:
+            seed_below, seed_above = centre - math.log10(seed_interval[0]), math.log10(seed_interval[1]) - centre
+        below, above = combine_half_widths(model.half_width, seed_below), combine_half_widths(model.half_width,
+                                                                                              seed_above)
+    else:
+        a_below, a_above = a.half_widths(agent.estimate)
+        b_below, b_above = b.half_widths(baseline.estimate)
+        below, above = combine_half_widths(a_below, b_above), combine_half_widths(a_above, b_below)
     low = 10.0 ** (centre - below) if math.isfinite(below) else 0.0
     high = 10.0 ** (centre + above) if math.isfinite(above) else math.inf
     percent = f"{level * 100:g}%"
-    if low > 1.0:
-        decision, statement = "higher", f"the agent's 57-game median is higher than the baseline's ({percent})"
-    elif high < 1.0:
-        decision, statement = "lower", f"the agent's 57-game median is lower than the baseline's ({percent})"
-    else:
+    reasons = tuple(_reasons(agent, baseline, agents, agent_cap, baseline_cap))
+    if low <= 1.0 <= high:
         decision, statement = "cannot tell", (f"the {percent} interval holds 1: the data cannot tell which agent's "
                                               "57-game median is higher")
-    covered, n = calibration.pair_coverage(agent.subset, level)
-    extrapolation = [who for who, p in (("the agent", a), ("the baseline", b)) if p.range == "extrapolation"]
-    coverage = (f"measured on {n} pairs of in-range agents from two different papers, each half-width calibrated "
-                f"without its own paper: {covered} of {n} ({covered / n:.1%})" if n else "not measured")
-    if extrapolation:
-        coverage = f"{' and '.join(extrapolation)} below the range (EXTRAPOLATION): not measured there; " + coverage
-    seeds = ("both seed intervals included" if agent.interval and baseline.interval else
-             "unknown: seed-to-seed variation is not in the interval (one of the two has a single seed per game, "
-             "or no bootstrap)")
-    return RatioInterval(low, high, level, decision, statement, coverage, a.calibration, seeds)
+    elif reasons:
+        decision, statement = "cannot be decided here", (
+            f"cannot be decided here: the {percent} interval excludes 1, but no direction is stated because "
+            + "; ".join(reasons))
+    elif low > 1.0:
+        decision, statement = "higher", f"the agent's 57-game median is higher than the baseline's ({percent})"
+    else:
+        decision, statement = "lower", f"the agent's 57-game median is lower than the baseline's ({percent})"
+    if same_setup:
+        evidence = same_setup_evidence(agents, level)
+        coverage = ("same setup: measured leave-one-paper-out on pairs of in-range agents from one paper, each "
+                    f"paper's pairs calibrated without that paper: {evidence.text()}; the model from "
+                    f"{model.n_runs} runs in {model.n_papers} papers with two or more runs (t on {model.df} degrees "
+                    "of freedom)" if evidence else "same setup: not measured (no paper with two in-range agents)")
+        seeds = ("the ratio's seed interval included (bootstrap over both agents' seeds)" if seed_interval else
+                 "unknown: seed-to-seed variation is not in the interval (one of the two has a single seed per game, "
+                 "or no bootstrap)")
+    else:
+        evidence = two_paper_evidence(agents, level)
+        coverage = ("measured on pairs of in-range agents from two different papers, each half-width calibrated "
+                    f"without its own paper: {evidence.text()}" if evidence else "not measured")
+        seeds = ("both seed intervals included" if agent.interval and baseline.interval else
+                 "unknown: seed-to-seed variation is not in the interval (one of the two has a single seed per game, "
+                 "or no bootstrap)")
+    if reasons:
+        coverage = "; ".join(reasons) + ": NOT MEASURED there; " + coverage
+    if decision in ("higher", "lower") and evidence is not None and evidence.coverage < level:
+        statement += (f"; but this interval held the true ratio for only {evidence.coverage:.1%} of the measured "
+                      f"pairs, less than {percent}")
+    return RatioInterval(low, high, level, decision, statement, coverage, a.calibration, seeds,
+                         rule=SAME_SETUP_RULE if same_setup else TWO_PAPER_RULE, reasons=reasons,
+                         design="same setup" if same_setup else "two papers", evidence=evidence)
 
 
 def relative_scores(agents: Mapping[str, Any], baseline: Any, subset: str = "Atari-5", coefficients=None,
-                    n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0) -> dict[str, RelativeResult]:
+                    n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0, same_setup: bool = False,
+                    max_episode_frames: int | None = None, baseline_max_episode_frames: int | None = None
+                    ) -> dict[str, RelativeResult]:
     """One baseline against many agents: name -> :func:`relative_score` of that agent against the baseline.
 
     Each ratio interval carries the per-pair guarantee (its measured coverage on pairs); the intervals are not
     simultaneous: with many agents, expect about 5% of the 95% intervals to miss.
     """
-    return {name: relative_score(scores, baseline, subset, coefficients, n_bootstrap, confidence, seed)
+    baseline = _baseline(baseline)[1] or baseline  # an algorithm id is read once
+    return {name: relative_score(scores, baseline, subset, coefficients, n_bootstrap, confidence, seed, same_setup,
+                                 max_episode_frames, baseline_max_episode_frames)
             for name, scores in sorted(agents.items())}

@@ -35,9 +35,9 @@ __all__ = ["Signature", "BootSetting", "signature", "parse_signature", "data_pac
 TRANSFORM_LABEL = "log10p1"  # phi(z) = log10(1 + max(0, z))
 # Field keys in the order they are written; the subset comes first and has no key.
 FIELD_ORDER = ("coef", "cal", "norm", "phi", "seeds", "boot", "data", "v")
-# What a signature can sign besides a plain score: "<subset> ratio" (relative_score), "<subset> per-game"
-# (predict).
-KIND_SUFFIXES = ("ratio", "per-game")
+# What a signature can sign besides a plain score: "<subset> ratio" (relative_score), "<subset> same-setup ratio"
+# (relative_score(same_setup=True): another interval), "<subset> per-game" (predict).
+KIND_SUFFIXES = ("same-setup ratio", "ratio", "per-game")  # longest first: "same-setup ratio" ends with "ratio"
 # A version or calibration name: letters, digits, '.', '_', '-' (never a path: no '/'), then 8 hex digits.
 _VERSIONED = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)@(?P<digest>[0-9a-f]{8})$")
 MAX_LENGTH = 2000  # far above any real signature (57 games of seeds included)
@@ -186,6 +186,7 @@ def parse_signature(text: str) -> Signature:
     for suffix in KIND_SUFFIXES:
         if label.endswith(" " + suffix):
             subset, kind = label[: -len(suffix) - 1], suffix
+            break
     coefficients, digest = _versioned(text, "coef", values["coef"])
     calibration = calibration_digest = None
     if "cal" in values:

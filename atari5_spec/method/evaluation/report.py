@@ -200,12 +200,21 @@ def interval_markdown(root: Path, version: str, subset: str = SUBSET) -> str | N
     for r in single.itertuples():
         label = labels.get(r.group, "single agent, " + r.group)
         lines.append(f"| {label} | {r.n} | {r.covered} ({r.covered / r.n:.1%}) | {r.median_width:.2f} |")
-    for key, label in (("two papers", "ratio of two in-range agents' medians, agents from two papers"),
-                       ("one paper", "ratio of two in-range agents' medians, agents from one paper")):
+    from ..pair_evaluation import BANDS, same_setup_designs, two_paper_bands
+    from ..pairs import pair_agents
+
+    agents = pair_agents(calibration, subset)  # the evidence behind each pair figure: runs, papers, clustered interval
+    two = two_paper_bands(agents, LEVEL)
+    one = next(r for r in same_setup_designs(agents, LEVEL) if r.design == "two papers" and r.pairs == "one paper")
+    for key, label, evidence in (
+            ("two papers", "ratio of two in-range agents' medians, agents from two papers", two.evidence),
+            ("one paper", "ratio of two in-range agents' medians, agents from one paper", one.evidence)):
         r = pairs.loc[key]
+        label += (f" ({evidence.runs} runs, {evidence.papers} papers; 95% interval {evidence.low:.0%}-"
+                  f"{evidence.high:.0%}, clustered by paper)")
         lines.append(f"| {label} | {r.n} | {r.covered} ({r.covered / r.n:.1%}) | {r.median_width:.2f} |")
-    both = pairs.loc["all pairs"]
-    lines += ["", f"The ratio interval decides (excludes 1) {both.decided} of the {both.differ_30} pairs whose true "
-              f"medians differ by 30% or more ({both.decided / both.differ_30:.1%}); {both.wrong_way} decisions "
-              "the wrong way. Ratios are plain ratios of 57-game medians."]
+    bands = ", ".join(f"{name} apart {d}/{n} ({d / n:.0%})" for (name, _, _), (d, n) in zip(BANDS, two.bands) if n)
+    lines += ["", f"Of the pairs from two papers, the ratio interval decides (excludes 1), by true ratio: {bands}; "
+              f"{two.wrong_way} decisions the wrong way. Ratios are plain ratios of 57-game medians; same-setup "
+              "comparisons and the edges where no direction is stated: docs/comparisons.md."]
     return "\n".join(lines) + "\n"

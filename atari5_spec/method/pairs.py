@@ -1,0 +1,262 @@
+"""The ratio of two agents' 57-game medians: the pairs its coverage was measured on, and the same-setup model.
+
+A ratio interval makes a claim about a *pair* of agents, so its evidence is
+pairs of agents the coefficient version did not see: the rows of the pinned
+calibration ``score`` uses, in range (estimate at or above 40, where the
+model was fitted). Each pair's error is the difference of the two agents'
+plain log errors, ``log10(true / estimate)``.
+
+Two designs are used (chosen leave-one-paper-out, ``docs/comparisons.md``):
+
+* **two papers** (the default): the two agents' own prediction-interval
+  half-widths combined as ``sqrt(a^2 + b^2)``; its coverage is measured on
+  pairs of agents from two different papers.
+* **same setup** (``--same-setup``: both agents ran in one codebase and
+  protocol): a model of shared error, ``error = paper effect + run effect +
+  checkpoint noise``. The paper effect cancels in a pair from one setup; the
+  rest does not. The variance of a pair's error is estimated from pairs of
+  *different runs* within one paper (learning-curve checkpoints of one run
+  share more error than two algorithms do, so they would make the interval
+  too narrow for two algorithms), each paper weighted by its runs minus one,
+  and the half-width is Student's t on those degrees of freedom times
+  ``sqrt(2 variance)``: it stays finite with the few papers that hold two or
+  more runs.
+
+Evidence always says how many pairs, runs (an algorithm entry with all its
+learning-curve checkpoints) and papers stand behind a coverage figure, with a
+95% interval that respects clustering by paper: Clopper-Pearson on the
+effective number of pairs (Korn & Graubard 1998), the design effect from a
+bootstrap over papers (pinned seed), never more than the pairs and never fewer
+than the papers (when every pair is covered, the papers).
+
+No pandas and no scipy here (:mod:`.distributions`): ``score --relative-to`` must start fast.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from .distributions import beta_quantile, t_quantile
+
+__all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",
+           "two_paper_half_widths", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
+           "same_setup_evidence", "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE",
+           "TWO_PAPER_RULE", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
+
+IN_RANGE_MIN = 40.0              # the paper's inclusion rule applied to the estimate (as method.calibration)
+STANDARD_EPISODE_FRAMES = 108_000  # 30 minutes at 60 frames per second: the standard evaluation cap
+BOOTSTRAP_RESAMPLES = 2000       # resamples of papers behind the clustered coverage interval
+BOOTSTRAP_SEED = 0
+TWO_PAPER_RULE = ("ratio of estimates x 10^(-+ sqrt(a^2 + b^2)), a and b the two agents' own prediction-interval "
+                  "half-widths in log10 (the lower side takes the agent's lower and the baseline's upper half-width)")
+SAME_SETUP_RULE = ("same setup: ratio of estimates x 10^(-+ sqrt(h^2 + s^2)), h = t(df) x sqrt(2 v), v the "
+                   "variance of a pair's log error within one setup (paper effect cancelled) from pairs of "
+                   "different runs within one paper, df their runs minus papers; s the seed part of the ratio "
+                   "(its bootstrap interval's log half-width, per side)")
+
+
+class PairAgent(NamedTuple):
+    """One in-range agent of a pinned calibration, as the pair measurements use it."""
+
+    agent: str
+    run: str          # the algorithm entry (learning-curve checkpoints of one run share it)
+    paper: str
+    estimate: float
+    true_median: float
+    single_error: float   # log10((1 + true) / (1 + estimate)): what the single-agent interval calibrates
+    plain_error: float    # log10(true / estimate): what a plain ratio's error is made of
+
+
+def pair_agents(calibration, subset: str) -> list[PairAgent]:
+    """The calibration's in-range agents of ``subset`` with a positive true median (the pairs' agents)."""
+    out = []
+    for r in calibration.rows:
+        estimate, true = float(r["estimate"]), float(r["true_median"])
+        if r["subset"] != subset or estimate < IN_RANGE_MIN or true <= 0:
+            continue
+        out.append(PairAgent(r["agent"], r.get("algorithm_id") or r["agent"], r["paper"], estimate, true,
+                             math.log10((1 + true) / (1 + estimate)), math.log10(true / estimate)))
+    return out
+
+
+class MeasuredRange(NamedTuple):
+    """Estimates of the agents behind the pair coverage: a direction is stated only for two agents inside."""
+
+    low: float
+    high: float
+    n_agents: int
+
+    def holds(self, estimate: float) -> bool:
+        return self.low <= estimate <= self.high
+
+    def text(self) -> str:
+        return f"estimates {self.low:,.0f} to {self.high:,.1f}, {self.n_agents} agents"
+
+
+def measured_range(agents: Sequence[PairAgent]) -> MeasuredRange | None:
+    if not agents:
+        return None
+    return MeasuredRange(IN_RANGE_MIN, max(a.estimate for a in agents), len(agents))
+
+
+def t_two_sided(df: float, level: float) -> float:
+    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom."""
+    return t_quantile(1.0 - (1.0 - level) / 2.0, df)
+
+
+class SameSetupModel(NamedTuple):
+    """The same-setup pair error model fitted on a calibration's agents: the half-width at ``level``."""
+
+    half_width: float     # log10 half-width of the model part of a same-setup ratio interval
+    variance: float       # of one agent's error around its setup's (paper's) shared effect, across runs
+    df: int               # runs minus papers, over the papers with two or more runs
+    n_papers: int         # papers with two or more runs (the ones that inform the model)
+    n_runs: int
+    n_agents: int
+    level: float
+
+
+def _different_run_pairs(agents: Sequence[PairAgent]):
+    by_paper: dict[str, list[PairAgent]] = {}
+    for a in agents:
+        by_paper.setdefault(a.paper, []).append(a)
+    for paper, members in sorted(by_paper.items()):
+        runs = {a.run for a in members}
+        if len(runs) < 2:
+            continue
+        squares = [(x.plain_error - y.plain_error) ** 2 for i, x in enumerate(members) for y in members[i + 1:]
+                   if x.run != y.run]
+        yield paper, members, len(runs), squares
+
+
+def same_setup_model(agents: Sequence[PairAgent], level: float, exclude_paper: str | None = None
+                     ) -> SameSetupModel | None:
+    """The model on the agents of every paper but ``exclude_paper``; None when no paper has two runs."""
+    weighted = df = n_papers = n_runs = n_agents = 0
+    for paper, members, runs, squares in _different_run_pairs([a for a in agents if a.paper != exclude_paper]):
+        weighted += (runs - 1) * (sum(squares) / len(squares)) / 2.0
+        df += runs - 1
+        n_papers += 1
+        n_runs += runs
+        n_agents += len(members)
+    if df == 0:
+        return None
+    variance = weighted / df
+    return SameSetupModel(t_two_sided(df, level) * math.sqrt(2.0 * variance), variance, df, n_papers, n_runs,
+                          n_agents, level)
+
+
+def _conformal(errors: Sequence[float], level: float) -> float:
+    absolute = sorted(abs(e) for e in errors)
+    rank = math.ceil((len(absolute) + 1) * level)
+    return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
+
+
+def two_paper_half_widths(agents: Sequence[PairAgent], level: float) -> dict[str, float]:
+    """Per paper, the single in-range half-width calibrated without that paper's agents."""
+    return {p: _conformal([a.single_error for a in agents if a.paper != p], level) for p in {a.paper for a in agents}}
+
+
+class Evidence(NamedTuple):
+    """What stands behind a pair coverage figure."""
+
+    covered: int
+    n: int            # pairs
+    runs: int
+    papers: int
+    low: float        # 95% interval of the coverage, clustered by paper
+    high: float
+    effective_n: float
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.n if self.n else math.nan
+
+    def text(self) -> str:
+        return (f"{self.covered} of {self.n} pairs ({self.coverage:.1%}; {self.runs} runs, {self.papers} papers; "
+                f"95% interval {self.low:.0%}-{self.high:.0%}, clustered by paper)")
+
+
+def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndarray, n_papers: int,
+                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+                         ) -> tuple[float, float, float]:
+    """(low, high, effective n): a 95% interval for the proportion of ``covered`` pairs (paper codes ``first``,
+    ``second``, equal for a pair from one paper), respecting clustering by paper.
+
+    A bootstrap over papers (a paper drawn k times weighs its one-paper pairs k times and its pairs with a paper
+    drawn l times k l times) gives the variance; its ratio to the binomial variance is the design effect; the
+    Clopper-Pearson interval is taken on n / design effect pairs, bounded by [papers, pairs]."""
+    n = len(covered)
+    if n == 0:
+        return math.nan, math.nan, 0.0
+    total = np.zeros((n_papers, n_papers))
+    hits = np.zeros((n_papers, n_papers))
+    np.add.at(total, (first, second), 1.0)
+    np.add.at(hits, (first, second), covered.astype(float))
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(n_papers, np.full(n_papers, 1.0 / n_papers), size=resamples).astype(float)
+    if np.array_equal(first, second):  # one-paper pairs: a paper drawn k times counts its pairs k times
+        weight_total, weight_hits = counts @ np.diag(total), counts @ np.diag(hits)
+    else:
+        weight_total = np.einsum("bi,ij,bj->b", counts, total, counts)
+        weight_hits = np.einsum("bi,ij,bj->b", counts, hits, counts)
+    ok = weight_total > 0
+    p = float(covered.mean())
+    used = len({*first.tolist(), *second.tolist()})
+    if 0.0 < p < 1.0 and ok.sum() > 1:
+        variance = float(np.var(weight_hits[ok] / weight_total[ok], ddof=1))
+        effective = p * (1 - p) / variance if variance > 0 else float(n)
+    else:
+        effective = float(used)
+    effective = min(max(effective, float(used)), float(n))
+    x = p * effective
+    low = 0.0 if x <= 0 else beta_quantile(0.025, x, effective - x + 1)
+    high = 1.0 if x >= effective else beta_quantile(0.975, x + 1, effective - x)
+    return low, high, effective
+
+
+def pair_evidence(covered: np.ndarray, first_agents: Sequence[PairAgent], second_agents: Sequence[PairAgent]
+                  ) -> Evidence:
+    """Counts and the clustered interval of pair coverage indicators."""
+    papers = sorted({a.paper for a in (*first_agents, *second_agents)})
+    code = {p: i for i, p in enumerate(papers)}
+    first = np.array([code[a.paper] for a in first_agents], int)
+    second = np.array([code[a.paper] for a in second_agents], int)
+    low, high, effective = clustered_proportion(np.asarray(covered, bool), first, second, len(papers))
+    runs = len({a.run for a in (*first_agents, *second_agents)})
+    return Evidence(int(np.sum(covered)), len(covered), runs, len(papers), low, high, effective)
+
+
+def two_paper_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | None:
+    """Coverage of the two-paper design on pairs of agents from two papers, each half-width calibrated without its
+    own paper (the figure ``score --relative-to`` prints)."""
+    halves = two_paper_half_widths(agents, level)
+    first, second, covered = [], [], []
+    for i, a in enumerate(agents):
+        for b in agents[i + 1:]:
+            if a.paper != b.paper:
+                first.append(a)
+                second.append(b)
+                covered.append(abs(a.plain_error - b.plain_error) <= math.hypot(halves[a.paper], halves[b.paper]))
+    return pair_evidence(np.array(covered, bool), first, second) if covered else None
+
+
+def same_setup_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | None:
+    """Coverage of the same-setup design on pairs of agents from one paper, each paper's pairs calibrated without
+    that paper (leave-one-paper-out)."""
+    first, second, covered = [], [], []
+    for paper in sorted({a.paper for a in agents}):
+        members = [a for a in agents if a.paper == paper]
+        if len(members) < 2:
+            continue
+        model = same_setup_model(agents, level, exclude_paper=paper)
+        half = model.half_width if model else math.inf
+        for i, a in enumerate(members):
+            for b in members[i + 1:]:
+                first.append(a)
+                second.append(b)
+                covered.append(abs(a.plain_error - b.plain_error) <= half)
+    return pair_evidence(np.array(covered, bool), first, second) if covered else None

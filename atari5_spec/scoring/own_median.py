@@ -1,0 +1,61 @@
+"""The agent's own 57-game median, when enough games are given, and how far the estimate is from it.
+
+When a user gives at least 40 of the 57 games (the paper's inclusion rule for a true median), the quantity
+the estimate predicts can be computed directly: the median human-normalised score over the given games of
+the 57. ``score`` prints it beside the estimate with the estimate's error against it, in the measure the
+version's errors use, (1 + estimate) / (1 + median), and says whether the prediction interval holds it.
+
+No pandas (``score`` must start fast).
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import NamedTuple
+
+__all__ = ["OwnMedian", "own_median", "MIN_GAMES"]
+
+MIN_GAMES = 40  # the paper's inclusion rule: a 57-game median needs at least 40 of the 57 games
+
+
+class OwnMedian(NamedTuple):
+    """The median over the given games of the 57, and the estimate against it."""
+
+    median: float                  # human-normalised, in %
+    n_games: int                   # of the 57
+    missing: tuple[str, ...]       # games of the 57 not given
+    estimate: float | None
+    ratio: float | None            # (1 + estimate) / (1 + median): the measure of the version's errors
+    in_prediction_interval: bool | None
+
+    def text(self) -> str:
+        over = f"{self.n_games} of the 57 games" + ("" if not self.missing else
+                                                   f" (not given: {', '.join(self.missing[:5])}"
+                                                   + (", ..." if len(self.missing) > 5 else "") + ")")
+        line = f"your agent's own 57-game median: {self.median:,.1f} over {over}"
+        if self.ratio is not None:
+            line += (f"; the estimate is {self.ratio:.2f} times it, as (1 + estimate) / (1 + median)"
+                     + ("" if self.in_prediction_interval is None else
+                        "; the prediction interval holds it" if self.in_prediction_interval else
+                        "; the prediction interval does NOT hold it"))
+        return line
+
+
+def own_median(result, game_table: list[dict] | None = None) -> OwnMedian | None:
+    """The agent's own median from a :class:`~atari5_spec.scoring.estimate.ScoreResult`, or None with fewer than
+    MIN_GAMES of the 57 games given."""
+    if game_table is None:
+        from .estimate import games_table
+
+        game_table = games_table()
+    canonical = [r["game_id"] for r in game_table if r.get("in_57", "").lower() == "true"]
+    given = [g for g in canonical if g in result.normalised]
+    if len(given) < MIN_GAMES:
+        return None
+    median = float(statistics.median(result.normalised[g] for g in given))
+    estimate = result.estimate
+    ratio = (1 + estimate) / (1 + median) if estimate is not None and median > -1 else None
+    pi = result.prediction_interval
+    inside = (pi.low <= median <= pi.high) if pi is not None else None
+    return OwnMedian(median, len(given), tuple(g for g in canonical if g not in result.normalised), estimate, ratio,
+                     inside)
