@@ -1,4 +1,4 @@
-"""Record where each protocol fact of the entries comes from (data 1.24.0, issue 26).
+"""Record where each protocol fact of the entries comes from (data 1.25.0, issue 26).
 
 Usage::
 
@@ -17,7 +17,7 @@ check it there before relying on it). This script, run once on a package at data
 * appends a pointer to the evidence to ``protocol_note`` of every entry it fills a fact of (``protocol_note``
   is required once a protocol fact is given);
 * adds the empty ``data/cross_checks.csv`` resource (filled by ``scripts/import_atari100k.py``);
-* bumps the data package's minor version (1.23.0 -> 1.24.0) and sets the descriptor's hashes; one transaction.
+* bumps the data package's minor version (on main: 1.24.0 -> 1.25.0) and sets the descriptor's hashes; one transaction.
 
 "not-stated" records that the source describes its protocol at the location and is silent on the field;
 "not-found" that the field could not be settled from what was read. Both leave the column empty.
@@ -40,7 +40,7 @@ from atari5_spec.data.validation import regime_label  # noqa: E402
 from atari5_spec.data.versioning import descriptor_with_stats  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
-FIRST_VERSION = "1.23.0"  # the data the evidence was read against; made on it, the import gives 1.24.0
+FIRST_VERSION = "1.23.0"  # the data the evidence was read against (1.24.0 adds calibrations only)
 NEW_RESOURCES = [
     ("protocol_evidence", "Protocol evidence", "data/protocol_evidence.csv", "schemas/protocol-evidence.schema.json",
      "Where each protocol fact of an entry is stated (source and location), or where its source is silent on it."),

@@ -5,8 +5,11 @@
 
 Blocks are marked ``<!-- NAME:start -->`` ... ``<!-- NAME:end -->``:
 paper-2023 and refit-2026-11 (every pinned error, pooled calibration), designs
-(the interval designs compared leave-one-paper-out), intervals (coverage and
-width of the default calibration, also in the README as accuracy).
+(the interval designs compared leave-one-paper-out), subset-claims (every
+subset's interval as `score` uses it, per version and protocol group: what
+scripts/measure_subset_claims.py prints), intervals (the ratio interval on the
+default calibration); the README's accuracy block is the default version's
+subset claims and the ratio interval.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import sys
 from pathlib import Path
 
 import atari5_spec
+from atari5_spec.method.evaluation.claims_report import claims_markdown
 from atari5_spec.method.evaluation.designs import designs_markdown
 from atari5_spec.method.evaluation.report import interval_markdown, pinned_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
+README_GROUPS = ("in range", "in range, held-out", "extrapolation")  # the README's short table; the docs: every group
 
 
 def blocks(root: Path = ROOT) -> dict[Path, dict[str, str]]:
@@ -28,9 +33,11 @@ def blocks(root: Path = ROOT) -> dict[Path, dict[str, str]]:
             "paper-2023": pinned_markdown(root, "paper-2023"),
             "refit-2026-11": pinned_markdown(root, "refit-2026-11"),
             "designs": designs_markdown(dataset, "paper-2023"),
+            "subset-claims": claims_markdown(root, ("paper-2023", "refit-2026-11")),
             "intervals": interval_markdown(root, "paper-2023"),
         },
-        root / "README.md": {"accuracy": interval_markdown(root, "paper-2023")},
+        root / "README.md": {"accuracy": claims_markdown(root, ("paper-2023",), groups=README_GROUPS) + "\n"
+                             + interval_markdown(root, "paper-2023")},
     }
 
 

@@ -74,7 +74,7 @@ def _without_edition(root, name):
 def test_new_evidence_is_the_next_edition_beside_the_unchanged_old_one(package_copy, capsys):
     root, version = package_copy, package_copy / "coefficients" / "paper-2023"
     _without_edition(root, "paper-2023.in-range.2")
-    assert read_calibration(version).name == "paper-2023.in-range"
+    assert read_calibration(version, "in-range").name == "paper-2023.in-range"
     old_bytes = {p.name: p.read_bytes() for p in (root / "calibration").iterdir()}
     assert main(["evaluate", "--pin-calibration", "--calibration-method", "in-range", "--package", str(root)]) == 0
     capsys.readouterr()
@@ -87,12 +87,14 @@ def test_new_evidence_is_the_next_edition_beside_the_unchanged_old_one(package_c
     # there; verify compares with the same 1e-9 tolerance)
     assert _same_rows(new, package_root() / "calibration" / "paper-2023.in-range.2.csv")
     assert calibration_editions(version, "in-range") == [1, 2]
-    # score uses the newest; the old edition is still read by its name
-    newest = read_calibration(version)
+    # the method's newest edition is read; the old edition is still read by its name; score keeps the first
+    # method (reselected), whose file did not change
+    newest = read_calibration(version, "in-range")
     assert newest.name == "paper-2023.in-range.2" and len(newest.rows) > len(read_named_calibration(
         version, "paper-2023.in-range").rows)
+    default = read_calibration(version)
     assert score(RUNS, coefficients=load_coefficient_set("paper-2023", root)).prediction_interval.calibration == \
-        f"paper-2023.in-range.2@{newest.digest}"
+        f"paper-2023.reselected@{default.digest}"
     descriptor = json.loads((root / "datapackage.json").read_text(encoding="utf-8"))
     assert any(r["name"] == "calibration-paper-2023.in-range.2" and r["path"] == "calibration/paper-2023.in-range.2.csv"
                for r in descriptor["resources"])
@@ -114,12 +116,13 @@ def test_the_pooled_method_gets_its_own_second_edition(package_copy, capsys):
     assert "paper-2023.2.csv" in capsys.readouterr().out
     assert (root / "calibration" / "paper-2023.csv").read_bytes() == first
     assert read_calibration(version, "pooled").name == "paper-2023.2"
-    assert read_calibration(version).name == "paper-2023.in-range.2"  # the first method still wins
+    assert read_calibration(version).name == "paper-2023.reselected"  # the first method still wins
     changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8") if (root / "CHANGELOG.md").exists() else ""
     assert changelog == "" or "calibration `paper-2023.2`, edition 2" in changelog
     data = atari5_spec.load(root)
     names = pinned_calibration_names(root, "paper-2023")
-    assert names == ["paper-2023.in-range", "paper-2023.in-range.2", "paper-2023", "paper-2023.2"]
+    assert names == ["paper-2023.reselected", "paper-2023.in-range", "paper-2023.in-range.2", "paper-2023",
+                     "paper-2023.2"]
     for name in names:  # verify's calibration check, every edition: each against the agents it holds
         compared, problems = calibration_mismatches(data, name, 1e-9)
         assert compared > 400 and problems == [], name
@@ -130,7 +133,8 @@ def test_registry_flags_an_unlisted_edition_and_a_missing_earlier_one(package_co
     calibration = package_copy / "calibration"
     (calibration / "paper-2023.in-range.3.csv").write_bytes((calibration / "paper-2023.in-range.2.csv").read_bytes())
     assert [p.file for p in registry_problems(package_copy)] == ["calibration/paper-2023.in-range.3.csv"]
-    assert read_calibration(version).name == "paper-2023.in-range.2"  # an unlisted edition is never used
+    assert read_calibration(version, "in-range").name == "paper-2023.in-range.2"  # an unlisted edition is never used
+    assert read_calibration(version).name == "paper-2023.reselected"
     (calibration / "paper-2023.in-range.3.csv").unlink()
     _without_edition(package_copy, "paper-2023.in-range")  # the old edition dropped: not allowed
     problems = registry_problems(package_copy)
@@ -144,7 +148,7 @@ def test_a_signature_naming_the_old_edition_still_checks_with_that_edition(capsy
     # at 95% both editions happen to give the same in-range quantile (the same error is the 95% rank); at 80%
     # they differ, so the check shows which edition it used
     result = score(RUNS, coefficients="paper-2023", confidence=0.8)
-    assert result.prediction_interval.calibration.startswith("paper-2023.in-range.2@")
+    assert result.prediction_interval.calibration.startswith("paper-2023.reselected@")
     old_pi = _prediction_interval(coefficients.subsets["Atari-5"], {g: tuple(v) for g, v in RUNS.items()},
                                   result.estimate, result.interval, old, 0.8)
     assert (old_pi.low, old_pi.high) != (result.prediction_interval.low, result.prediction_interval.high)

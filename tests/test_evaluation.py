@@ -96,7 +96,7 @@ def test_coverage_is_measured_leave_one_paper_out(paper):
 
 
 def test_pinned_calibration_is_what_the_data_gives(data, paper):
-    calibration = read_calibration(data.root / "coefficients" / "paper-2023")
+    calibration = read_calibration(data.root / "coefficients" / "paper-2023", "in-range")
     _, errors = paper
     pinned = {(r["subset"], r["agent"]): float(r["log_error"]) for r in calibration.rows}
     computed = {(r.subset, r.agent): r.log_error for r in errors.itertuples()}
@@ -145,7 +145,7 @@ def test_prediction_interval_holds_the_seed_interval_and_the_estimate_is_untouch
     assert result.estimate == plain.estimate  # the protocol never adjusts the estimate, to the last bit
     pi, seeds = result.prediction_interval, result.seed_interval
     assert pi.low < seeds[0] < result.estimate < seeds[1] < pi.high
-    assert pi.level == 0.95 and pi.calibration.startswith("paper-2023.in-range.2@")  # the newest pinned edition of the default
+    assert pi.level == 0.95 and pi.calibration.startswith("paper-2023.reselected@")  # the newest pinned edition of the default
     assert result.protocol.sticky_action_probability == 0.25 and "v5" in result.protocol.source
     assert any("held-out agents with sticky actions" in m for m in result.protocol.messages)
 

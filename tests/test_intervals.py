@@ -31,15 +31,16 @@ def calibration():
     return read_calibration(package_root() / "coefficients" / "paper-2023")
 
 
-def test_default_calibration_is_the_pinned_in_range_one(calibration):
-    # the newest pinned edition of the first method (edition 2 holds the agents merged by issue 20)
-    assert calibration.method == "in-range" and calibration.name == "paper-2023.in-range.2"
+def test_default_calibration_is_the_pinned_reselected_one(calibration):
+    # the newest pinned edition of the first method: the games chosen again without each paper (issue 24)
+    assert calibration.method == "reselected" and calibration.name == "paper-2023.reselected"
     in_range = calibration.errors("Atari-5", estimate=100.0)
     assert len(in_range) < len(calibration.errors("Atari-5"))  # the extrapolation errors are left out in range
     assert conformal_quantile(in_range, 0.95) < conformal_quantile(calibration.errors("Atari-5"), 0.95)
     assert calibration.group(39.9) == "extrapolation" and calibration.group(40.0) == "in range"
-    covered, n = calibration.coverage("Atari-5", 0.95, None, "in range")
-    assert covered / n >= 0.95  # leave-one-paper-out, in range, at 95%
+    claim = calibration.claim("Atari-5", 100.0, 0.95)  # leave-one-paper-out, in range, at 95%
+    assert claim.status in ("shown", "widened") and claim.evidence.coverage >= 0.90
+    assert claim.evidence.runs < claim.evidence.n and claim.evidence.papers < claim.evidence.runs
 
 
 def test_an_edited_calibration_is_not_used_by_default(tmp_path):
@@ -47,8 +48,9 @@ def test_an_edited_calibration_is_not_used_by_default(tmp_path):
     (tmp_path / "coefficients" / "paper-2023").mkdir(parents=True)
     shutil.copytree(root / "calibration", tmp_path / "calibration")
     shutil.copy(root / "datapackage.json", tmp_path / "datapackage.json")
-    assert read_calibration(tmp_path / "coefficients" / "paper-2023").name == "paper-2023.in-range.2"
-    for name, falls_back_to in (("paper-2023.in-range.2", "paper-2023.in-range"), ("paper-2023.in-range", "paper-2023")):
+    assert read_calibration(tmp_path / "coefficients" / "paper-2023").name == "paper-2023.reselected"
+    for name, falls_back_to in (("paper-2023.reselected", "paper-2023.in-range.2"),
+                                ("paper-2023.in-range.2", "paper-2023.in-range"), ("paper-2023.in-range", "paper-2023")):
         edited = tmp_path / "calibration" / f"{name}.csv"  # an edited newest edition: the older pinned one is used
         edited.write_bytes(edited.read_bytes().replace(b"0.1", b"0.2", 1))
         assert read_calibration(tmp_path / "coefficients" / "paper-2023").name == falls_back_to
@@ -143,11 +145,22 @@ def test_seed_intervals_are_labelled_seed_noise_only(tmp_path, capsys):
             assert "seed" in line, line  # an interval that is not a prediction interval says it is seed noise
 
 
-def test_low_estimate_is_labelled_extrapolation():
+def test_low_estimate_is_labelled_extrapolation_and_its_unmeasured_interval_withheld():
+    from atari5_spec.method.calibration import read_named_calibration
+    from atari5_spec.method.pinned import load_coefficient_set
+    from atari5_spec.scoring.estimate import _prediction_interval
+
     low = {"battle_zone": 3000, "double_dunk": -18, "name_this_game": 3000, "phoenix": 1500, "qbert": 500}
     result = atari5_spec.score(low)
-    assert result.estimate < 40 and result.prediction_interval.range == "extrapolation"
-    assert "EXTRAPOLATION" in result.prediction_interval.coverage
+    # below 40 the reselected errors hold fewer than 20 agents: a 95% claim cannot be measured, so none is made
+    assert result.estimate < 40 and result.prediction_interval is None
+    note = next(n for n in result.notes if n.startswith("Atari-5: no 95% prediction interval"))
+    assert "extrapolation" in note and "at least 20" in note
+    coefficients = load_coefficient_set("paper-2023")
+    old = read_named_calibration(coefficients.path, "paper-2023.in-range.2")  # the edition before claims
+    pi = _prediction_interval(coefficients.subsets["Atari-5"], {g: (v,) for g, v in low.items()}, result.estimate,
+                              None, old, 0.95)
+    assert pi.range == "extrapolation" and "EXTRAPOLATION" in pi.coverage
 
 
 def test_verify_recomputes_every_calibration_and_edition():
@@ -157,9 +170,10 @@ def test_verify_recomputes_every_calibration_and_edition():
         pinned_calibration_names,
     )
 
-    assert calibration_names("paper-2023") == {"in-range": "paper-2023.in-range", "pooled": "paper-2023"}
+    assert calibration_names("paper-2023") == {"reselected": "paper-2023.reselected", "in-range": "paper-2023.in-range",
+                                               "pooled": "paper-2023"}
     names = pinned_calibration_names(package_root(), "paper-2023")
-    assert names == ["paper-2023.in-range", "paper-2023.in-range.2", "paper-2023"]
+    assert names == ["paper-2023.reselected", "paper-2023.in-range", "paper-2023.in-range.2", "paper-2023"]
     data = atari5_spec.load()
     compared = {}
     for name in names:

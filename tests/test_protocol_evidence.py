@@ -1,4 +1,4 @@
-"""Protocol evidence (data/protocol_evidence.csv, data 1.24): every ranked agent's sticky-action setting and
+"""Protocol evidence (data/protocol_evidence.csv, data 1.25): every ranked agent's sticky-action setting and
 training budget carry their source, validation ties the evidence to data/algorithms.csv, the leaderboard shows it,
 and the cross-checks keep disagreements between two sources of one algorithm's numbers."""
 
@@ -39,7 +39,7 @@ def test_measured_coverage_of_the_ranked_agents(board):
     agents = [r for r in board.rows if r.kind == "agent"]
     sticky = sum(r.protocol_evidence["sticky_action_probability"]["status"] in SETTLED for r in agents)
     frames = sum(r.training_frames is not None for r in agents)
-    # Lower bounds at the level data 1.24.0 reached (45 and 36 of 56): a later edit may raise them, never drop them.
+    # Lower bounds at the level data 1.25.0 reached (45 and 36 of 56): a later edit may raise them, never drop them.
     assert sticky >= 45 and frames >= 36, (sticky, frames, len(agents))
 
 
@@ -90,7 +90,7 @@ def test_sticky_filter_uses_the_filled_fields(dataset):
     assert "muzero" in unknown and "muzero" not in no
 
 
-# --- the Atari 100k field and the cross-checks (data 1.25.0-1.30.0) --------------------------------------------
+# --- the Atari 100k field and the cross-checks (data 1.26.0-1.31.0) --------------------------------------------
 
 ATARI100K_26 = ("iris", "spr", "drq-eps", "efficientzero", "muzero-atari100k", "diamond", "dreamerv3-atari100k",
                 "simple")
@@ -146,7 +146,7 @@ def test_atari100k_regime_ranks_the_entries_with_the_five_games(dataset):
 
 
 def test_a_package_made_before_data_1_24_still_loads(package_copy):
-    """The two tables are optional for readers: a package without them (data < 1.24, e.g. the rebuild's
+    """The two tables are optional for readers: a package without them (data < 1.25, e.g. the rebuild's
     intermediate states that contribute add merges into) loads with None in their place."""
     from atari5_spec.data.datapackage import descriptor_text, read_descriptor
     from atari5_spec.data.loading import load

@@ -42,8 +42,19 @@ def _cmd_evaluate(args) -> int:
         from ..method.evaluation.pinning import pin_calibration
 
         for version in versions:
-            path, data_version = pin_calibration(dataset.root, version, method=args.calibration_method)
+            progress = None
+            if args.calibration_method == "reselected" and sys.stderr.isatty():
+                def progress(done: int, total: int, version=version) -> None:
+                    print(f"\r{version}: staged search without paper {done}/{total}", end="\n" if done == total
+                          else "", file=sys.stderr, flush=True)
+            path, data_version = pin_calibration(dataset.root, version, method=args.calibration_method,
+                                                 progress=progress)
             print(f"wrote {path} (data package {data_version}; recorded in datapackage.json and CHANGELOG.md)")
+        return 0
+    if args.claims:
+        from ..method.evaluation.claims_report import claims_text
+
+        print(claims_text(dataset.root, tuple(args.version or known)), end="")
         return 0
     if args.designs:
         from ..method.calibration import read_calibration
@@ -123,7 +134,13 @@ def add_evaluation_commands(commands) -> None:
     p.add_argument("--calibration-method", choices=list(CALIBRATION_METHODS), default="pooled",
                    help="which calibration --pin-calibration writes: pooled = calibration/<version>[.<N>].csv (the "
                         "first), in-range = calibration/<version>.in-range[.<N>].csv (errors marked in range / "
-                        "extrapolation; score's default)")
+                        "extrapolation), reselected = calibration/<version>.reselected[.<N>].csv (score's default: "
+                        "each subset's games chosen again by the staged search without the agent's paper; about "
+                        "1.5 s per paper)")
+    p.add_argument("--claims", action="store_true",
+                   help="every subset's prediction interval as score uses it (reselected calibration): shown, widened "
+                        "or withheld, leave-one-paper-out coverage per protocol group with the runs and papers behind "
+                        "it, median width (scripts/measure_subset_claims.py prints the same)")
     p.add_argument("--designs", action="store_true",
                    help="compare prediction-interval designs by leave-one-paper-out coverage and width, for single "
                         "agents and pairs (markdown; how the in-range calibration was chosen), then the ratio intervals "

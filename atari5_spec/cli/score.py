@@ -309,7 +309,7 @@ def _score_text(result, names: dict[str, str], own=None) -> list[str]:
         for s in result.other_subsets:
             pi = s.prediction_interval
             lines.append(f"  {s.subset:<12} {_number(s.estimate):>10}   "
-                         + (_pi_text(pi) if pi else "no prediction interval (no calibration)"))
+                         + (_pi_text(pi) if pi else "no prediction interval (withheld or no calibration: see the notes)"))
             seed = (f"seed-only {_interval_text(s.interval, result.bootstrap.confidence)} (seed noise only)"
                     if s.interval else "seed part " + _seed_covers(None, pi).split(":")[0])
             lines.append(f"  {'':<12} {'':>10}   {seed}   {s.signature}")
@@ -362,6 +362,12 @@ def _relative_text(relative, baseline_source: str) -> list[str]:
         lines += [f"  {ratio_pi.level * 100:g}% prediction interval for the ratio of the true 57-game medians"
                   f"{design}: {ratio_pi.low:.3f} to {ratio_pi.high:.3f}: {ratio_pi.statement}",
                   f"    measured coverage: {ratio_pi.coverage}", f"    seed part: {ratio_pi.seed_part}"]
+    elif relative.agent.prediction_interval is None or relative.baseline.prediction_interval is None:
+        # a single interval withheld (its coverage cannot be measured there): no ratio interval, no direction
+        who = " and ".join(w for w, r in (("the agent's", relative.agent), ("the baseline's", relative.baseline))
+                           if r.estimate is not None and r.prediction_interval is None) or "an agent's"
+        lines.append(f"  no prediction interval for the ratio: cannot be decided here ({who} own 57-game median "
+                     "interval is withheld or missing; the notes say why)")
     else:
         lines.append("  no prediction interval for the ratio (no calibration, or an estimate at or below 0)")
     if relative.interval:

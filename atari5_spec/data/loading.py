@@ -30,8 +30,8 @@ class Dataset(NamedTuple):
     root: Path
     seed_scores: pd.DataFrame | None = None    # per-seed final scores (data package 1.0)
     budget_scores: pd.DataFrame | None = None  # per-seed scores at training budgets (data package 1.0)
-    protocol_evidence: pd.DataFrame | None = None  # where each protocol fact is stated (data package 1.24)
-    cross_checks: pd.DataFrame | None = None    # one algorithm's numbers from two sources, compared (1.24)
+    protocol_evidence: pd.DataFrame | None = None  # where each protocol fact is stated (data package 1.25)
+    cross_checks: pd.DataFrame | None = None    # one algorithm's numbers from two sources, compared (1.25)
 
 
 _PATTERNS = {
@@ -47,7 +47,7 @@ _PATTERNS = {
 # The package's data tables (resource names), in validation order.
 TABLES = ("sources", "games", "algorithms", "scores", "seed_scores", "budget_scores", "protocol_evidence",
           "cross_checks")
-# Tables a package made before data 1.24 does not have: read when the descriptor lists them, else None.
+# Tables a package made before data 1.25 does not have: read when the descriptor lists them, else None.
 OPTIONAL_TABLES = ("protocol_evidence", "cross_checks")
 
 

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
 __all__ = ["Calibration", "CALIBRATION_COLUMNS", "read_calibration", "calibration_path", "calibration_name",
-           "split_name", "calibration_editions", "read_named_calibration", "conformal_quantile",
+           "split_name", "calibration_editions", "RESELECTED_COLUMNS", "read_named_calibration", "conformal_quantile",
            "prediction_interval", "sticky_from_game_ids", "CALIBRATION_METHOD", "CALIBRATION_METHODS",
            "IN_RANGE_MIN", "combine_half_widths", "ratio_summary", "RatioSummary", "t_quantile"]
 
@@ -64,6 +64,13 @@ CALIBRATION_COLUMNS = ["subset", "agent", "algorithm_id", "paper", "kind", "budg
 IN_RANGE_MIN = 40.0  # the paper's inclusion rule (a true median above 40), applied to the estimate
 # calibration method -> (file suffix, what the interval is); the first pinned one is the default
 CALIBRATION_METHODS = {
+    "reselected": (".reselected", "split-conformal on |phi(true median) - phi(estimate)| where every agent whose paper "
+                   "the search or the fit saw is predicted with the subset's games chosen again (the staged search) "
+                   "and its weights refitted without that paper, so the error includes the optimism of choosing the "
+                   "games; in range (estimate >= 40) on the in-range errors only, below it on every error; the seed "
+                   "part combined with the model part as the root of the sum of squares of their log half-widths, "
+                   "per side; a subset whose measured coverage falls short is widened or withheld "
+                   "(method/claims.py)"),
     "in-range": (".in-range", "split-conformal on |phi(true median) - phi(estimate)| of agents the version did not "
                  "see (held-out agents; training agents by leave-one-paper-out), in range (estimate >= 40) on the "
                  "in-range errors only, below it (extrapolation) on every error; the seed part combined with the "
@@ -74,6 +81,7 @@ CALIBRATION_METHODS = {
 }
 CALIBRATION_METHOD = CALIBRATION_METHODS["pooled"][1]  # the first calibration's rule (kept for old callers)
 IN_RANGE_COLUMNS = CALIBRATION_COLUMNS + ["range"]
+RESELECTED_COLUMNS = IN_RANGE_COLUMNS + ["games"]  # + the games that predicted the agent (its paper's fold)
 
 
 class Calibration(NamedTuple):
@@ -123,6 +131,16 @@ class Calibration(NamedTuple):
             self.errors(subset, r["paper"], float(r["estimate"])), level) for r in rows)
         return covered, len(rows)
 
+    def coverage_evidence(self, subset: str, level: float, kind: str | None = "held-out", group: str | None = None):
+        """:meth:`coverage` with the runs and papers behind it (:class:`~atari5_spec.method.claims.Evidence`)."""
+        from .claims import evidence
+
+        rows = [r for r in self.rows if r["subset"] == subset and (kind is None or r["kind"] == kind)
+                and (group is None or self.group(float(r["estimate"])) == group)]
+        flags = [abs(float(r["log_error"])) <= conformal_quantile(
+            self.errors(subset, r["paper"], float(r["estimate"])), level) for r in rows]
+        return evidence(flags, [r["algorithm_id"] for r in rows], [r["paper"] for r in rows])
+
     def pair_coverage(self, subset: str, level: float) -> tuple[int, int]:
         """(covered, n pairs): over every pair of in-range agents from two different papers, how often the ratio
         interval (root-sum-square of the two single half-widths, each calibrated without its own paper) holds
@@ -139,6 +157,13 @@ class Calibration(NamedTuple):
                     covered += abs(error[i] - error[j]) <= math.hypot(quantile[rows[i]["paper"]],
                                                                       quantile[rows[j]["paper"]])
         return covered, n
+
+    def claim(self, subset: str, estimate: float, level: float):
+        """The :class:`~atari5_spec.method.claims.SubsetClaim` of ``subset``'s interval around ``estimate`` at
+        ``level``: shown, widened or withheld, with the measured coverage and what stands behind it."""
+        from .claims import subset_claim
+
+        return subset_claim(self.rows, subset, self.group(estimate), self.group, level)
 
     def training_protocols(self, subset: str) -> dict[str, int]:
         """How many of the version's training agents (with the subset's games) are sticky, not, not stated."""
@@ -327,13 +352,14 @@ def conformal_quantile(errors: Sequence[float], level: float) -> float:
 
 
 def prediction_interval(log_low: float, log_high: float, errors: Sequence[float], level: float,
-                        log_estimate: float | None = None) -> tuple[float, float, float]:
+                        log_estimate: float | None = None, factor: float = 1.0) -> tuple[float, float, float]:
     """(low, high, q): the interval for the 57-game median from a log-space interval of the estimate
     (a point: log_low == log_high) and the out-of-sample errors.
 
     Without ``log_estimate`` the seed interval is widened by q on both sides (the pooled rule: half-widths
-    added); with it, each side's half-width is :func:`combine_half_widths` of q and the seed part."""
-    q = conformal_quantile(errors, level)
+    added); with it, each side's half-width is :func:`combine_half_widths` of q and the seed part. ``factor``
+    widens the model part (a subset whose measured coverage falls short: method/claims.py)."""
+    q = conformal_quantile(errors, level) * factor
     if not math.isfinite(q):
         return -math.inf, math.inf, q
     if log_estimate is None:

@@ -12,7 +12,8 @@ For a release to go out, all of these must hold:
 4. every pinned calibration, every edition of every method
    (calibration/<version>[.<method>][.<edition>].csv: the out-of-sample errors
    behind score's prediction interval), is recomputed from the data for the
-   agents it lists;
+   agents it lists (a reselected calibration from the games its rows record;
+   unless skipped, each fold's staged search is rerun and must choose them);
 5. unless skipped, the staged subset search on the paper's training set selects
    the paper's games for every subset.
 
@@ -177,11 +178,12 @@ def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tu
     return checks, {"content": content, "tables": tables, "rows": rows}
 
 
-def check_calibration(dataset, name: str) -> Check:
-    """The pinned out-of-sample errors (score's prediction interval) recomputed from the data for the same agents."""
+def check_calibration(dataset, name: str, search: bool = False, searched: dict | None = None) -> Check:
+    """The pinned out-of-sample errors (score's prediction interval) recomputed from the data for the same agents
+    (``search``: a reselected calibration's fold searches rerun too; ``searched`` keeps them between versions)."""
     from .evaluation.pinning import calibration_mismatches
 
-    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE)
+    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE, search, searched)
     return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
 
 
@@ -218,13 +220,14 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
         dataset = None  # validation below says which cells do not parse
     if dataset is not None:
         coefficients_dir = root / "coefficients"
+        searched: dict = {}  # fold selections per search set, shared by the versions that keep its games
         for name in coef.read_index(coefficients_dir)["versions"]:
             version_checks, pinned = verify_version(dataset, name, coefficients_dir, root)
             checks += version_checks
             from .evaluation.pinning import pinned_calibration_names
 
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
-                checks.append(check_calibration(dataset, calibration))
+                checks.append(check_calibration(dataset, calibration, search, searched))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
     if validate:

@@ -100,6 +100,10 @@ class PredictionInterval(NamedTuple):
                    "out-of-sample error (agents it did not see) and, with several seeds, seed-to-seed variation")
     range: str = "pooled"     # 'in range' (estimate >= 40), 'extrapolation' (below), 'pooled' (the first calibration)
     method: str = ""          # the calibration's rule
+    claim: str = ""           # 'shown' or 'widened' (method/claims.py; '' for calibrations before claims)
+    claim_reason: str = ""    # one line: why shown as calibrated or widened
+    widening: float = 1.0     # the factor the model part was widened by
+    evidence: dict | None = None  # the measured coverage behind ``coverage``: agents, runs, papers, exact interval
 
     def half_widths(self, estimate: float) -> tuple[float, float]:
         """(below, above): the interval's half-widths in log10(1 + z) around ``estimate``."""
@@ -355,32 +359,55 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
     errors = calibration.errors(model.name, estimate=estimate)
     if not errors:
         return None
+    claim = calibration.claim(model.name, estimate, level) if calibration.method == "reselected" else None
+    if claim is not None and claim.status == "withheld":
+        return None
     low_log, high_log = (log_transform(estimate),) * 2 if interval is None else (
         log_transform(interval[0]), log_transform(interval[1]))
     combined = calibration.method != "pooled"
     low, high, q = prediction_interval(float(low_log), float(high_log), errors, level,
-                                       float(log_transform(estimate)) if combined else None)
+                                       float(log_transform(estimate)) if combined else None,
+                                       claim.factor if claim is not None else 1.0)
     group = calibration.group(estimate)
     if group == "pooled":
-        covered, n = calibration.coverage(model.name, level)
-        coverage = (f"{covered} of {n} held-out agents ({covered / n:.1%}) at this level, each calibrated without "
-                    "its own paper's agents" if n else "not measured (no held-out agents)")
-    else:
-        covered, n = calibration.coverage(model.name, level, None, group)
-        held, n_held = calibration.coverage(model.name, level, "held-out", group)
+        measured = calibration.coverage_evidence(model.name, level)
+        coverage = (f"held-out agents: {measured.text()}, at this level, each calibrated without its own paper's "
+                    "agents" if measured.n else "not measured (no held-out agents)")
+    elif claim is not None:
         where = ("in range (estimate at or above 40, the inclusion rule)" if group == "in range" else
                  "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
-        coverage = (f"{where}; measured leave-one-paper-out on the agents {group}: {covered} of {n} "
-                    f"({covered / n:.1%}), {held} of {n_held} held-out agents" if n else f"{where}; not measured")
+        coverage = (f"{where}; {'widened x' + format(claim.factor, 'g') + ', ' if claim.status == 'widened' else ''}"
+                    f"measured leave-one-paper-out with the games chosen again without each paper: "
+                    f"{claim.evidence.text()}; held-out agents: {claim.held_out.text()}")
+    else:
+        measured = calibration.coverage_evidence(model.name, level, None, group)
+        held = calibration.coverage_evidence(model.name, level, "held-out", group)
+        where = ("in range (estimate at or above 40, the inclusion rule)" if group == "in range" else
+                 "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
+        coverage = (f"{where}; measured leave-one-paper-out on the agents {group}: {measured.text()}; held-out "
+                    f"agents: {held.text()}" if measured.n else f"{where}; not measured")
+    extra = {} if claim is None else dict(claim=claim.status, claim_reason=claim.reason, widening=claim.factor,
+                                          evidence=claim.evidence.as_dict())
     return PredictionInterval(low, high, level, f"{calibration.name}@{calibration.digest}", len(errors), q,
                               _seed_part(model, runs, interval, combined), coverage, range=group,
-                              method=calibration.rule)
+                              method=calibration.rule, **extra)
+
+
+def withheld_note(model: SubsetModel, estimate: float, calibration: Calibration | None, level: float) -> str | None:
+    """'Atari-10: no prediction interval: ...' when the subset's claim is withheld for this estimate (one line)."""
+    if calibration is None or calibration.method != "reselected" or not calibration.errors(model.name):
+        return None
+    claim = calibration.claim(model.name, estimate, level)
+    if claim.status != "withheld":
+        return None
+    where = "in range" if claim.group == "in range" else "below 40, an extrapolation"
+    return f"{model.name}: no {level:.0%} prediction interval (estimate {where}): {claim.reason}"
 
 
 def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
                   settings: BootstrapSettings, calibration: Calibration | None = None,
-                  data_version: str | None = None) -> tuple[SubsetScore, str | None]:
-    """A computable subset's score, and a note when an interval was wanted but is impossible."""
+                  data_version: str | None = None) -> tuple[SubsetScore, tuple[str, ...]]:
+    """A computable subset's score, and notes when an interval was wanted but is impossible or withheld."""
     constants = coefficients.constants
     samples = bootstrap_estimates(model, runs, constants, settings.n_resamples, settings.seed)
     interval = percentile_interval(samples, settings.confidence) if samples is not None else None
@@ -392,12 +419,14 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
     n_seeds = [len(runs[g]) for g in model.games]
     estimate = float(subset_estimate(means, model, constants))
     predicted = _prediction_interval(model, runs, estimate, interval, calibration, settings.confidence)
+    withheld = withheld_note(model, estimate, calibration, settings.confidence) if predicted is None else None
+    notes = tuple(n for n in (note, withheld) if n)
     return SubsetScore(subset=model.name, games=model.games, estimate=estimate,
                        interval=interval, rel_err_percent=model.rel_err_percent,
                        signature=signature(model.name, coefficients, n_seeds, settings if interval else None,
                                            calibration=predicted.calibration if predicted else None,
                                            data_version=data_version),
-                       prediction_interval=predicted), note
+                       prediction_interval=predicted), notes
 
 
 def _unused_games_notes(runs, subsets: Iterable[SubsetModel], coefficients: CoefficientSet) -> list[str]:
@@ -458,9 +487,9 @@ def score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients:
         if missing:
             not_computable[model.name] = missing
             continue
-        scores[model.name], note = _subset_score(model, usable, means, coefficients, settings, calibration,
-                                                 data_version)
-        notes += [note] if note else []
+        scores[model.name], subset_notes = _subset_score(model, usable, means, coefficients, settings, calibration,
+                                                         data_version)
+        notes += list(subset_notes)
     notes += _unused_games_notes(runs, models, coefficients)
     if calibration is None:
         notes.append(f"no prediction interval: coefficient version {coefficients.version} has no pinned "
@@ -476,8 +505,33 @@ def score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients:
         coefficients_version=coefficients.version, rel_err_percent=coefficients.subsets[subset].rel_err_percent,
         warnings=tuple(plausibility_warnings(means, constants, extremes)), notes=tuple(notes),
         prediction_interval=main.prediction_interval if main else None,
-        protocol=protocol_check(subset, calibration, coefficients.version, protocol.sticky_action_probability,
-                                protocol.training_frames, protocol.source) if protocol else None)
+        protocol=_with_group_coverage(
+            protocol_check(subset, calibration, coefficients.version, protocol.sticky_action_probability,
+                           protocol.training_frames, protocol.source), calibration, subset,
+            main.estimate if main else None, settings.confidence) if protocol else None)
+
+
+def _with_group_coverage(check: ProtocolCheck, calibration: Calibration | None, subset: str,
+                         estimate: float | None, level: float) -> ProtocolCheck:
+    """The protocol check plus how the subset's interval held for measured agents of the stated sticky-action
+    group (reselected calibration, in range): the claim is made for all agents, this says how much evidence
+    stands behind it for agents like this one."""
+    if (check.sticky_action_probability is None or calibration is None or calibration.method != "reselected"
+            or estimate is None or calibration.group(estimate) != "in range"):
+        return check
+    from ..method.claims import claim_details, evidence
+
+    details = claim_details(calibration.rows, subset, "in range", calibration.group, level)
+    sticky = check.sticky_action_probability > 0
+    pick = [i for i, r in enumerate(details.members) if (r["sticky"] == "sticky") == sticky]
+    if not pick:
+        return check
+    measured = evidence([details.covered[i] for i in pick], [details.members[i]["algorithm_id"] for i in pick],
+                        [details.members[i]["paper"] for i in pick])
+    who = "with sticky actions" if sticky else "without sticky actions or not saying"
+    text = (f"{subset}'s {level:.0%} interval, measured leave-one-paper-out on in-range agents {who}: "
+            f"{measured.text()}")
+    return check._replace(messages=check.messages + (text,))
 
 
 def _observations(scores: Any) -> list[Observation]:

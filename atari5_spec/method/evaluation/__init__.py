@@ -72,19 +72,24 @@ def coverage_table(errors: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
 
     Each agent's interval is built from the errors of every *other* paper (its
     own paper's agents never calibrate its interval), around its point estimate.
+    With the runs (algorithm entries: a run's learning-curve checkpoints are one)
+    and papers behind each figure, and exact 95% bounds of the share of runs
+    wholly covered (:mod:`atari5_spec.method.claims`).
     """
+    from ..claims import evidence
+
+    columns = ["subset", "kind", "n", "covered", "coverage", "runs", "papers", "runs_covered", "runs_low", "runs_high"]
     rows = []
-    for (subset, kind), group in errors.groupby(["subset", "kind"], sort=True):
-        same_subset = errors[errors["subset"] == subset]
-        covered = [abs(e) <= conformal_quantile(same_subset.loc[same_subset["paper"] != p, "log_error"], level)
-                   for e, p in zip(group["log_error"], group["paper"])]
-        rows.append(dict(subset=subset, kind=kind, n=len(group), covered=int(sum(covered)),
-                         coverage=float(np.mean(covered)) if covered else math.nan))
-    table = pd.DataFrame(rows, columns=["subset", "kind", "n", "covered", "coverage"])
-    totals = table.groupby("subset", sort=True)[["n", "covered"]].sum().reset_index().assign(kind="all")
-    totals["coverage"] = totals["covered"] / totals["n"]
-    return (pd.concat([table, totals[table.columns]], ignore_index=True)
-            .sort_values(["subset", "kind"], kind="stable").reset_index(drop=True))
+    for subset, same_subset in errors.groupby("subset", sort=True):
+        flags = pd.Series([abs(e) <= conformal_quantile(same_subset.loc[same_subset["paper"] != p, "log_error"], level)
+                           for e, p in zip(same_subset["log_error"], same_subset["paper"])], index=same_subset.index)
+        for kind, group in [*same_subset.groupby("kind", sort=True), ("all", same_subset)]:
+            e = evidence(flags[group.index].tolist(), group["algorithm_id"].tolist(), group["paper"].tolist())
+            rows.append(dict(subset=subset, kind=kind, n=e.n, covered=e.covered,
+                             coverage=e.coverage if e.n else math.nan, runs=e.runs, papers=e.papers,
+                             runs_covered=e.runs_covered, runs_low=e.runs_low, runs_high=e.runs_high))
+    return (pd.DataFrame(rows, columns=columns).sort_values(["subset", "kind"], kind="stable")
+            .reset_index(drop=True))
 
 
 def group_summary(errors: pd.DataFrame, subset: str = "Atari-5") -> pd.DataFrame:

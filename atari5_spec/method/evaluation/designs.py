@@ -238,6 +238,10 @@ def designs_markdown(dataset, version: str, subset: str = "Atari-5", level: floa
         lines.append(f"| {design} | " + " | ".join(
             f"{_percent(cells.at[g, 'covered'], cells.at[g, 'n'])}, {cells.at[g, 'median_width']:.2f}"
             for g in groups) + " |")
+    masks = _groups(rows)
+    lines += ["", "Behind each column (every design is measured on the same agents): "
+              + "; ".join(f"{g}: {int(masks[g].sum())} agents, {rows.loc[masks[g], 'algorithm_id'].nunique()} runs, "
+                          f"{rows.loc[masks[g], 'paper'].nunique()} papers" for g in groups) + "."]
     pairs = pair_designs(rows, level)
     lines += ["", f"Pairs of in-range agents, {version} {subset}, {level:.0%} ratio intervals, each pair calibrated "
               "without either of its papers: covered / n, median width (high / low), pairs whose true medians differ "

@@ -23,6 +23,7 @@ from ..calibration import (
     CALIBRATION_METHODS,
     IN_RANGE_COLUMNS,
     IN_RANGE_MIN,
+    RESELECTED_COLUMNS,
     calibration_editions,
     calibration_name,
     split_name,
@@ -33,7 +34,8 @@ __all__ = ["calibration_text", "pin_calibration", "calibration_mismatches", "cal
 
 CALIBRATION_SCHEMA = "schemas/calibration.schema.json"
 IN_RANGE_SCHEMA = "schemas/calibration-in-range.schema.json"
-SCHEMAS = {"pooled": CALIBRATION_SCHEMA, "in-range": IN_RANGE_SCHEMA}
+RESELECTED_SCHEMA = "schemas/calibration-reselected.schema.json"
+SCHEMAS = {"pooled": CALIBRATION_SCHEMA, "in-range": IN_RANGE_SCHEMA, "reselected": RESELECTED_SCHEMA}
 CHECKED_COLUMNS = ("estimate", "true_median", "log_error", "ratio")
 
 
@@ -44,6 +46,8 @@ def with_range(errors: pd.DataFrame) -> pd.DataFrame:
 
 def calibration_text(errors: pd.DataFrame, method: str = "pooled") -> str:
     ordered = errors.sort_values(["subset", "kind", "agent"], kind="stable")
+    if method == "reselected":
+        return frame_csv_text(ordered, RESELECTED_COLUMNS)
     if method == "in-range":
         return frame_csv_text(with_range(ordered), IN_RANGE_COLUMNS)
     return frame_csv_text(ordered, CALIBRATION_COLUMNS)
@@ -72,7 +76,19 @@ def _resource(version: str, method: str = "pooled", edition: int = 1) -> dict:
                           f"Out-of-sample errors of {version} ({what})")
 
 
-def pin_calibration(path, version: str, method: str = "pooled") -> tuple[Path, str]:
+def method_errors(dataset, version: str, method: str, progress=None) -> pd.DataFrame:
+    """The errors a ``method`` calibration of ``version`` pins, from the data as it is now (reselected: every fold's
+    staged search is run, about 1.5 s per paper of the search set)."""
+    if method == "reselected":
+        from .reselection import fold_selections, reselected_errors
+
+        return reselected_errors(dataset, version, fold_selections(dataset, version, progress=progress))
+    from . import version_errors
+
+    return version_errors(dataset, version)[1]
+
+
+def pin_calibration(path, version: str, method: str = "pooled", progress=None) -> tuple[Path, str]:
     """Pin the version's ``method`` calibration from the current data; (path written, new data version).
 
     The first time: calibration/<version>[.<method>].csv. When the method is pinned already and the data now
@@ -82,7 +98,6 @@ def pin_calibration(path, version: str, method: str = "pooled") -> tuple[Path, s
     from ...data.loading import load
     from ...data.transaction import finished_by_recovery, package_transaction
     from ...data.versioning import changelog_with_entry, descriptor_with_stats
-    from . import version_errors
 
     if method not in CALIBRATION_METHODS:
         raise InputError(f"unknown calibration method {method!r}; known: {', '.join(CALIBRATION_METHODS)}")
@@ -96,7 +111,7 @@ def pin_calibration(path, version: str, method: str = "pooled") -> tuple[Path, s
             return root / "calibration" / f"{calibration_name(version, method, editions[-1])}.csv", \
                 read_descriptor(root)["version"]
         dataset = load(root)
-        _, errors = version_errors(dataset, version)
+        errors = method_errors(dataset, version, method, progress)
         text = calibration_text(errors, method)
         newest = calibration_name(version, method, editions[-1]) if editions else None
         if newest is not None and (root / "calibration" / f"{newest}.csv").read_text(encoding="utf-8") == text:
@@ -127,9 +142,13 @@ def pin_calibration(path, version: str, method: str = "pooled") -> tuple[Path, s
     return root / relative, descriptor["version"]
 
 
-def calibration_mismatches(dataset, name: str, tolerance: float) -> tuple[int, list[str]]:
+def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = False,
+                           searched: dict | None = None) -> tuple[int, list[str]]:
     """(rows compared, mismatches) between calibration/<name>.csv (``<version>[.<method>][.<edition>]``) and the
-    errors recomputed from the data, for the agents the file lists."""
+    errors recomputed from the data, for the agents the file lists. A reselected calibration's errors are
+    recomputed from the games its rows record; with ``search`` each fold's staged search is rerun too and must
+    choose those games (``searched``: a dict that keeps each search set's fold selections for the next call, so
+    versions that share a search set search once)."""
     import json
 
     from ...data.loading import read_table
@@ -141,11 +160,29 @@ def calibration_mismatches(dataset, name: str, tolerance: float) -> tuple[int, l
     version, method, _ = parts
     schema = json.loads((dataset.root / SCHEMAS[method]).read_text(encoding="utf-8"))
     pinned = read_table(dataset.root / "calibration" / f"{name}.csv", schema)
-    _, errors = version_errors(dataset, version)
+    problems = []
+    if method == "reselected":
+        from .reselection import fold_selections, reselected_errors, search_version, selections_from_rows
+
+        recorded = selections_from_rows(pinned[pinned["kind"].notna()].to_dict("records"))
+        if search:
+            searched = {} if searched is None else searched
+            key = search_version(dataset, version)
+            if key not in searched:
+                searched[key] = fold_selections(dataset, version)
+            for paper, chosen in sorted(searched[key].items()):
+                if paper not in recorded:
+                    continue
+                for subset, games in recorded[paper].items():
+                    if subset in chosen and tuple(chosen[subset]) != tuple(games):
+                        problems.append(f"{name} {subset} without {paper!r}: the search chooses "
+                                        f"{' '.join(chosen[subset])}, pinned {' '.join(games)}")
+        errors = reselected_errors(dataset, version, recorded)
+    else:
+        _, errors = version_errors(dataset, version)
     if method == "in-range":
         errors = with_range(errors)
     merged = pinned.merge(errors, on=["subset", "agent"], how="left", suffixes=("", "_computed"), indicator=True)
-    problems = []
     for row in merged.to_dict("records"):
         where = f"{name} {row['subset']} {row['agent']}"
         if row["_merge"] != "both":
@@ -154,6 +191,7 @@ def calibration_mismatches(dataset, name: str, tolerance: float) -> tuple[int, l
         for column in CHECKED_COLUMNS:
             if not abs(float(row[column]) - float(row[f"{column}_computed"])) <= tolerance:
                 problems.append(f"{where} {column}: pinned {row[column]!r}, computed {row[f'{column}_computed']!r}")
-        if method == "in-range" and row["range"] != row["range_computed"]:
-            problems.append(f"{where} range: pinned {row['range']!r}, computed {row['range_computed']!r}")
+        for column in ("range", "games") if method == "reselected" else ("range",) if method == "in-range" else ():
+            if row[column] != row[f"{column}_computed"]:
+                problems.append(f"{where} {column}: pinned {row[column]!r}, computed {row[f'{column}_computed']!r}")
     return len(pinned), problems

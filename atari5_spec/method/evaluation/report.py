@@ -70,8 +70,9 @@ def format_text(result: VersionEvaluation, data_version: str, subset: str = SUBS
                   "calibrated on the other papers' errors, around its point estimate; the in-range calibration: "
                   "atari5-spec evaluate --designs):"]
     coverage = result.coverage
-    lines += _table(["subset", "held out by", "covered", "coverage"],
-                    [[r.subset, r.kind, f"{r.covered}/{r.n}", f"{r.coverage:.1%}"] for r in coverage.itertuples()])
+    lines += _table(["subset", "held out by", "covered", "coverage", "runs", "papers", "runs wholly covered (exact 95%)"],
+                    [[r.subset, r.kind, f"{r.covered}/{r.n}", f"{r.coverage:.1%}", r.runs, r.papers,
+                      f"{r.runs_covered}/{r.runs} ({r.runs_low:.0%}-{r.runs_high:.0%})"] for r in coverage.itertuples()])
     return "\n".join(lines) + "\n"
 
 
@@ -164,42 +165,37 @@ def pinned_markdown(root: Path, version: str, subset: str = SUBSET) -> str:
              "|---|---|---|---|---:|---:|---:|"]
     lines += [f"| {r.agent} | {r.kind} | {_budget(r.budget)} | {r.sticky} | {r.true_median:,.1f} | "
               f"{r.estimate:,.1f} | {r.ratio:.2f} |" for r in rows.itertuples()]
-    lines += ["", "| held out by | n | relative error | mean ratio | range | 95% interval covers |",
-              "|---|---:|---:|---:|---:|---:|"]
+    lines += ["", "| held out by | n | relative error | mean ratio | range | 95% interval covers (runs, papers; exact "
+              "bounds over runs) |", "|---|---:|---:|---:|---:|---:|"]
     from .errors import relative_error_percent
 
     for kind, group in rows.groupby("kind", sort=True):
-        covered, n = calibration.coverage(subset, LEVEL, kind)
+        e = calibration.coverage_evidence(subset, LEVEL, kind)
         ratios = group["ratio"].to_numpy(float)
         lines.append(f"| {kind} | {len(group)} | {relative_error_percent(group['log_error']):.1f}% | "
                      f"{float(np.exp(np.mean(np.log(ratios)))):.2f} | {ratios.min():.2f}-{ratios.max():.2f} | "
-                     f"{covered}/{n} ({covered / n:.1%}) |")
+                     f"{e.covered}/{e.n} ({e.coverage:.1%}); {e.runs} runs, {e.papers} papers; runs "
+                     f"{e.runs_low:.0%}-{e.runs_high:.0%} |")
     return "\n".join(lines) + "\n"
 
 
 def interval_markdown(root: Path, version: str, subset: str = SUBSET) -> str | None:
-    """Coverage and width of the default calibration's 95% intervals, per group, for single agents and for the
-    ratio of two agents (measured leave-one-paper-out on its pinned errors); None without an in-range calibration."""
+    """Coverage and width of the default calibration's 95% interval for the ratio of two agents (measured
+    leave-one-paper-out on its pinned errors); None without a calibration beyond the pooled one. Single agents:
+    :func:`~atari5_spec.method.evaluation.claims_report.claims_markdown` (with the runs and papers behind them)."""
     from ..calibration import read_calibration
-    from .designs import pair_designs, single_designs
+    from .designs import pair_designs
 
-    calibration = read_calibration(Path(root) / "coefficients" / version, "in-range")
-    if calibration is None:
+    calibration = read_calibration(Path(root) / "coefficients" / version)
+    if calibration is None or calibration.method == "pooled":
         return None
     rows = pd.DataFrame([r for r in calibration.rows if r["subset"] == subset])
     for column in ("estimate", "true_median", "log_error", "ratio"):
         rows[column] = pd.to_numeric(rows[column])
-    single = single_designs(rows.drop(columns=["range"]), LEVEL)
-    single = single[single["design"] == "in-range"]
     pairs = pair_designs(rows, LEVEL)
     pairs = pairs[pairs["design"] == "root-sum-square of singles"].set_index("pairs")
-    lines = [f"| {LEVEL:.0%} interval, `{version}` {subset}, calibration `{calibration.name}` | n | covered "
+    lines = [f"| {LEVEL:.0%} ratio interval, `{version}` {subset}, calibration `{calibration.name}` | pairs | covered "
              "(leave-one-paper-out) | median width (high / low) |", "|---|---:|---:|---:|"]
-    labels = {"in range": "single agent, in range (estimate at or above 40)",
-              "extrapolation": "single agent, extrapolation (estimate below 40)"}
-    for r in single.itertuples():
-        label = labels.get(r.group, "single agent, " + r.group)
-        lines.append(f"| {label} | {r.n} | {r.covered} ({r.covered / r.n:.1%}) | {r.median_width:.2f} |")
     from ..pair_evaluation import BANDS, same_setup_designs, two_paper_bands
     from ..pairs import pair_agents
 

@@ -1,0 +1,244 @@
+"""What a subset's prediction interval may claim: measured coverage with its evidence, and show, widen or withhold.
+
+A subset's interval is a claim ("95%: the 57-game median lies here"). It is
+measured on the calibration's own pinned errors, leave-one-paper-out: each
+agent's interval calibrated on the other papers' errors, around its point
+estimate (no pandas: ``score`` uses this).
+
+**Evidence.** Agents are not independent: learning-curve checkpoints of one
+run share its error, and runs of one paper share a codebase and protocol. So
+every coverage figure says how many agents, *runs* (algorithm entries: a run's
+checkpoints are one run) and papers stand behind it, and its uncertainty is an
+exact (Clopper-Pearson) 95% interval over runs, a run counting as covered
+only when every one of its agents is. Runs of one paper are treated as
+independent; that is the residual optimism of the interval, and the paper
+count is printed beside it so a reader can judge it.
+
+**The rule**, per subset and range group (``in range``: estimate at or above
+40; ``extrapolation``: below), at level ``L`` (target ``T = 1 - 2 (1 - L)``,
+90% at 95%):
+
+* fewer than ``1 / (1 - L)`` agents (20 at 95%): **withheld**, a coverage of L
+  cannot be measured on so few;
+* *supported*: the leave-one-paper-out coverage over agents is at least T and
+  the exact interval over runs reaches L (the data do not show the claim
+  fails: 68 of 72 agents is 94.4%, which 72 agents cannot tell from 95%);
+  then **shown** as calibrated;
+* else **widened**: the half-width multiplied by the smallest factor of
+  ``FACTORS`` under which the claim is supported. Picking the factor on the
+  same errors is optimistic, so the coverage it states is measured with the
+  factor picked without the agent's paper (nested); when that nested coverage
+  is below T, or no factor is supported: **withheld**.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+__all__ = ["Evidence", "SubsetClaim", "evidence", "subset_claim", "clopper_pearson", "FACTORS", "target_for",
+           "loso_half_widths", "supported", "claim_details", "ClaimDetails"]
+
+FACTORS = (1.1, 1.25, 1.5, 2.0)  # widening factors tried, smallest first (fixed before any error was looked at)
+
+
+def target_for(level: float) -> float:
+    """The coverage a claim at ``level`` must at least reach out of sample: 1 - 2 (1 - level) (90% at 95%)."""
+    return 1.0 - 2.0 * (1.0 - level)
+
+
+def _binomial_tail_at_least(k: int, n: int, p: float) -> float:
+    return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval for a binomial proportion k / n, by bisection on the binomial tails."""
+    if n <= 0:
+        return 0.0, 1.0
+    alpha = (1.0 - level) / 2.0
+
+    def solve(f) -> float:  # f increasing in p, root in [0, 1]
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+        return (lo + hi) / 2
+
+    low = 0.0 if k == 0 else solve(lambda p: _binomial_tail_at_least(k, n, p) - alpha)
+    high = 1.0 if k == n else solve(lambda p: alpha - (1 - _binomial_tail_at_least(k + 1, n, p)))
+    return low, high
+
+
+class Evidence(NamedTuple):
+    """A measured coverage and what stands behind it."""
+
+    covered: int          # agents whose true median fell inside
+    n: int                # agents (learning-curve checkpoints count one each)
+    runs: int             # distinct runs (algorithm entries) among them
+    papers: int
+    runs_covered: int     # runs every one of whose agents was covered
+    runs_low: float       # exact 95% interval of the run coverage
+    runs_high: float
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.n if self.n else math.nan
+
+    def text(self) -> str:
+        """'71 of 74 agents (95.9%) from 40 runs and 25 papers; 37 of 40 runs wholly covered (exact 95% bounds
+        80%-98%)'."""
+        if not self.n:
+            return "not measured (no agents)"
+        return (f"{self.covered} of {self.n} agents ({self.coverage:.1%}) from {self.runs} run"
+                f"{'s' if self.runs != 1 else ''} and {self.papers} paper{'s' if self.papers != 1 else ''}; "
+                f"{self.runs_covered} of {self.runs} runs wholly covered (exact 95% bounds "
+                f"{self.runs_low:.0%}-{self.runs_high:.0%})")
+
+    def as_dict(self) -> dict:
+        return dict(self._asdict(), coverage=self.coverage)
+
+
+def evidence(covered: Sequence[bool], runs: Sequence[str], papers: Sequence[str]) -> Evidence:
+    """The :class:`Evidence` of per-agent covered flags, with each agent's run and paper."""
+    by_run: dict[str, bool] = {}
+    for flag, run in zip(covered, runs):
+        by_run[run] = by_run.get(run, True) and bool(flag)
+    wholly = sum(by_run.values())
+    low, high = clopper_pearson(wholly, len(by_run))
+    return Evidence(int(sum(bool(c) for c in covered)), len(covered), len(by_run), len(set(papers)), wholly,
+                    low, high)
+
+
+class SubsetClaim(NamedTuple):
+    """What one subset's interval may claim for estimates of one range group."""
+
+    subset: str
+    group: str               # 'in range', 'extrapolation' or 'pooled'
+    level: float
+    status: str              # 'shown', 'widened' or 'withheld'
+    factor: float            # the half-width multiplier (1 when shown; nan when withheld)
+    evidence: Evidence       # coverage of the interval as score prints it (widened: the factor picked without
+                             # the agent's paper); withheld: of the plain interval
+    plain: Evidence          # coverage of the interval as calibrated, before any widening
+    reason: str              # one line: why shown, widened or withheld
+    held_out: Evidence       # ``evidence`` restricted to held-out agents (outside the version's training set)
+
+    def as_dict(self) -> dict:
+        out = self._asdict()
+        out["evidence"], out["plain"] = self.evidence.as_dict(), self.plain.as_dict()
+        out["held_out"] = self.held_out.as_dict()
+        out["factor"] = None if not math.isfinite(self.factor) else self.factor
+        return out
+
+
+def _quantile(sorted_abs: Sequence[float], level: float) -> float:
+    rank = math.ceil((len(sorted_abs) + 1) * level)
+    return sorted_abs[rank - 1] if 1 <= rank <= len(sorted_abs) else math.inf
+
+
+def loso_half_widths(rows: Sequence[dict], group_of, level: float, skip_paper: str | None = None) -> list[float]:
+    """Per row: the calibrated half-width (log10) from the errors of the other papers (and not ``skip_paper``),
+    in range on the in-range errors, else on every error (``group_of(estimate)`` gives the group)."""
+    import numpy as np
+
+    errors = np.array([abs(float(r["log_error"])) for r in rows])
+    paper = np.array([str(r["paper"]) for r in rows], dtype=object)
+    groups = [group_of(float(r["estimate"])) for r in rows]
+    in_range = np.array([g == "in range" for g in groups])
+    allowed = paper != skip_paper
+    cache: dict[tuple[str, bool], float] = {}
+    out = []
+    for own, group in zip(paper, groups):
+        key = (own, group == "in range")
+        if key not in cache:
+            pool = allowed & (paper != own) & (in_range if key[1] else True)
+            cache[key] = _quantile(np.sort(errors[pool]).tolist(), level)
+        out.append(cache[key])
+    return out
+
+
+def _covered(rows, halves, factor: float) -> list[bool]:
+    return [abs(float(r["log_error"])) <= h * factor for r, h in zip(rows, halves)]
+
+
+def supported(measured: Evidence, level: float) -> bool:
+    """The claim at ``level`` is supported: coverage over agents at least the target, and the exact interval over
+    runs reaches ``level``."""
+    return bool(measured.n) and measured.coverage >= target_for(level) and measured.runs_high >= level
+
+
+def _smallest_factor(rows, halves, level: float) -> float:
+    runs, papers = [r["algorithm_id"] for r in rows], [r["paper"] for r in rows]
+    for factor in (1.0,) + FACTORS:
+        if rows and supported(evidence(_covered(rows, halves, factor), runs, papers), level):
+            return factor
+    return math.inf
+
+
+def subset_claim(rows: Sequence[dict], subset: str, group: str, group_of, level: float) -> SubsetClaim:
+    """The claim of ``subset``'s interval for estimates in ``group``, measured on the calibration's ``rows`` (dicts
+    with subset, agent, algorithm_id, paper, kind, estimate, log_error)."""
+    return claim_details(rows, subset, group, group_of, level).claim
+
+
+class ClaimDetails(NamedTuple):
+    """A claim and, per agent of its group, the row, its calibrated half-width (log10, before widening) and whether
+    the interval as ``score`` prints it (widened: the factor picked without the agent's paper) held it."""
+
+    claim: SubsetClaim
+    members: list
+    halves: list
+    covered: list
+
+
+def claim_details(rows: Sequence[dict], subset: str, group: str, group_of, level: float) -> ClaimDetails:
+    """:func:`subset_claim` with the per-agent measurements behind it (for reports by protocol group)."""
+    mine = [r for r in rows if r["subset"] == subset]
+    members = [r for r in mine if group_of(float(r["estimate"])) == group]
+    halves_all = loso_half_widths(mine, group_of, level)
+    halves = [h for r, h in zip(mine, halves_all) if group_of(float(r["estimate"])) == group]
+    runs = [r["algorithm_id"] for r in members]
+    papers = [r["paper"] for r in members]
+    plain = evidence(_covered(members, halves, 1.0), runs, papers)
+    target = target_for(level)
+    minimum = math.ceil(1.0 / (1.0 - level) - 1e-9)
+
+    held = [r.get("kind") == "held-out" for r in members]
+
+    def claim(status, factor, measured, reason, flags):
+        held_out = evidence([f for f, h in zip(flags, held) if h], [x for x, h in zip(runs, held) if h],
+                            [x for x, h in zip(papers, held) if h])
+        return ClaimDetails(SubsetClaim(subset, group, level, status, factor, measured, plain, reason, held_out),
+                            members, halves, list(flags))
+
+    plain_flags = _covered(members, halves, 1.0)
+
+    if plain.n < minimum:
+        return claim("withheld", math.nan, plain, f"only {plain.n} agents ({plain.papers} papers) measured {group}: "
+                     f"a {level:.0%} coverage needs at least {minimum}", plain_flags)
+    if supported(plain, level):
+        return claim("shown", 1.0, plain, f"leave-one-paper-out coverage {plain.covered}/{plain.n} (runs: exact "
+                     f"95% bounds up to {plain.runs_high:.0%}) supports {level:.0%}", plain_flags)
+    factor = _smallest_factor(members, halves, level)
+    # nested: for each paper, the factor picked on the other papers only (their agents calibrated without it too)
+    flags = [False] * len(members)
+    for paper in sorted(set(papers)):
+        inner_rows = [r for r in mine if r["paper"] != paper]
+        inner_halves = loso_half_widths(inner_rows, group_of, level, skip_paper=paper)
+        inner = [(r, h) for r, h in zip(inner_rows, inner_halves) if group_of(float(r["estimate"])) == group]
+        picked = _smallest_factor([r for r, _ in inner], [h for _, h in inner], level)
+        picked = picked if math.isfinite(picked) else FACTORS[-1]
+        for i, r in enumerate(members):
+            if r["paper"] == paper:
+                flags[i] = abs(float(r["log_error"])) <= halves[i] * picked
+    nested = evidence(flags, runs, papers)
+    if not math.isfinite(factor):
+        return claim("withheld", math.nan, nested, f"no widening up to x{FACTORS[-1]:g} supports {level:.0%} "
+                     f"leave-one-paper-out (as calibrated: {plain.covered}/{plain.n})", flags)
+    if nested.coverage < target:
+        return claim("withheld", math.nan, nested,
+                     f"leave-one-paper-out coverage {plain.covered}/{plain.n} as calibrated, {nested.covered}/"
+                     f"{nested.n} widened with the factor picked without each paper: below {target:.0%}", flags)
+    return claim("widened", factor, nested,
+                 f"leave-one-paper-out coverage {plain.covered}/{plain.n} as calibrated does not support {level:.0%}; "
+                 f"half-width x{factor:g} ({nested.covered}/{nested.n} with the factor picked without each paper)", flags)

@@ -1,0 +1,178 @@
+"""Out-of-sample errors that include the optimism of choosing a subset's games: the search redone per paper.
+
+The pinned subsets' games were chosen by the staged search (``method/search``)
+on the paper's training agents, and their weights fitted on them. A
+leave-one-paper-out refit of the *weights* alone (``errors.loso_errors``)
+still predicts each training agent with games that were picked, among
+millions of subsets, partly because they fit that agent: its error is
+optimistic, the more so the more games a subset picks freely (Atari-10's five
+extra games, Atari-5-Val's five). Here the whole procedure is redone without
+each paper:
+
+* **fold selections**: for every paper with agents in the *search set* (the
+  training rows the games were chosen on: the version's own when it
+  reproduces the paper, else those of the version whose subsets it kept), the
+  staged search is rerun on the search set without that paper's agents; the
+  full search set gives the pinned games (``verify`` checks that).
+* **errors**: every agent whose paper has agents in the version's training set
+  or in the search set (training agents, their learning-curve checkpoints, and
+  held-out agents from such a paper) is predicted by its paper's fold: the
+  fold's games, weights refitted on the version's training rows without the
+  paper. Every other agent (its paper unseen by the search and the fit) gets
+  the version's own formula. Subsets whose games are fixed (DQN-7) keep them.
+
+An agent that lacks one of its fold's games gets no error for that subset
+(the procedure could not have scored it). The selections are written with
+the errors (column ``games``), so that ``verify --skip-search`` can recompute
+the errors from them quickly and ``verify`` reruns the searches themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .. import coefficients as coef
+from .. import training
+from ..calibration import IN_RANGE_MIN, RESELECTED_COLUMNS
+from ..fitting import fit_no_intercept
+from ..normalisation import log_transform
+from ..search.staged import STAGES as SEARCHED_SUBSETS  # the subsets the staged search chooses; DQN-7's are fixed
+from .agents import Agents, agent_scores, algorithm_info
+from .errors import _rows, log_estimate
+
+__all__ = ["search_version", "fold_selections", "reselected_errors", "selections_from_rows", "RESELECTED_COLUMNS",
+           "SEARCHED_SUBSETS"]
+
+
+Selections = Mapping[str, Mapping[str, tuple[str, ...]]]  # paper -> subset -> games chosen without it
+
+
+def _manifest(dataset, version: str) -> dict:
+    import yaml
+
+    from ...data.paths import package_file
+
+    directory = package_file(dataset.root / "coefficients", version, "the coefficient version")
+    return yaml.safe_load((directory / "manifest.yaml").read_text(encoding="utf-8"))
+
+
+def search_version(dataset, version: str) -> str:
+    """The version whose training rows the games of ``version`` were chosen on: itself when its manifest says it
+    reproduces the paper, else the version that does and has the same subsets (a refit keeps the games)."""
+    manifest = _manifest(dataset, version)
+    if manifest.get("reproduces") == "paper":
+        return version
+    for other in coef.read_index(dataset.root / "coefficients")["versions"]:
+        content = _manifest(dataset, other)
+        if content.get("reproduces") == "paper" and content["subsets"] == manifest["subsets"]:
+            return other
+    raise ValueError(f"{version}: no pinned version whose search chose its games")
+
+
+def _matrix(dataset, version: str):
+    manifest, tables = coef.read_version(dataset.root / "coefficients", version)
+    X, y = training.training_matrix(tables["training_rows"], dataset.games, dataset.algorithms)
+    return manifest, X, y, algorithm_info(dataset.algorithms, X.index)["paper"].astype(str)
+
+
+def fold_selections(dataset, version: str, papers=None, progress: Callable | None = None) -> dict:
+    """paper -> {subset: games}: the staged search rerun on the search set without each paper (``papers``: only
+    these; default every paper of the search set)."""
+    from ..search import staged_search
+
+    manifest, X, y, paper = _matrix(dataset, search_version(dataset, version))
+    excluded = tuple(manifest["method"]["search"]["excluded_games"])
+    chosen = sorted(set(paper)) if papers is None else sorted(set(papers) & set(paper))
+    out = {}
+    for number, name in enumerate(chosen):
+        keep = (paper != name).to_numpy()
+        found = staged_search(X[keep], y[keep], excluded=excluded, n_threads=1)
+        out[name] = {subset: tuple(model.games) for subset, model in found.items()}
+        if progress is not None:
+            progress(number + 1, len(chosen))
+    return out
+
+
+def reselected_errors(dataset, version: str, selections: Selections, agents: Agents | None = None) -> pd.DataFrame:
+    """Every agent's error with its paper's fold (games chosen and weights fitted without its paper), one row per
+    (subset, agent): RESELECTED_COLUMNS, ``games`` the games that predicted it. ``selections`` from
+    :func:`fold_selections` (or read back from a pinned file)."""
+    from ..pinned import load_coefficient_set
+
+    agents = agents if agents is not None else agent_scores(dataset)
+    manifest, X, y, train_paper = _matrix(dataset, version)
+    searched_in = search_version(dataset, version)
+    search_paper = train_paper if searched_in == version else _matrix(dataset, searched_in)[3]
+    trained = set(manifest["training"]["algorithms"])
+    seen = set(train_paper) | set(search_paper)
+    searched_papers = set(search_paper)
+    model_set = load_coefficient_set(version, dataset.root)
+    Xn, yn, train_papers = X.to_numpy(float), y.to_numpy(float), train_paper.to_numpy()
+    column_of = {g: i for i, g in enumerate(X.columns)}
+    info = agents.info
+    phi_all = agents.phi()
+    # training agents: their published numbers as the version was fitted on them (X); everyone else from the data
+    training_info = algorithm_info(dataset.algorithms, X.index).assign(true_median=np.nan)
+    frames = []
+    for subset, model in model_set.subsets.items():
+        searched = subset in SEARCHED_SUBSETS
+        pinned_games = tuple(model.games)
+        weights_cache: dict[str, tuple[tuple[str, ...], np.ndarray]] = {}
+
+        def fold(paper: str):
+            if paper not in seen:
+                return pinned_games, np.asarray(model.coefficients, float)
+            if paper not in weights_cache:
+                if searched and paper in searched_papers:
+                    games = selections.get(paper, {}).get(subset)
+                    if games is None:  # no selection recorded for this fold (a pinned file lists only its rows)
+                        return None
+                    games = tuple(games)
+                else:
+                    games = pinned_games
+                columns = [column_of[g] for g in games]
+                values = Xn[:, columns]
+                keep = (train_papers != paper) & ~np.isnan(values).any(axis=1) & ~np.isnan(yn)
+                weights_cache[paper] = (games, fit_no_intercept(values[keep], yn[keep]))
+            return weights_cache[paper]
+
+        groups = [("leave-one-paper-out", training_info, X, y.to_numpy()),
+                  ("leave-one-paper-out", info[info["algorithm_id"].isin(trained) & info["is_budget_checkpoint"]],
+                   phi_all, None),
+                  ("held-out", info[~info["algorithm_id"].isin(trained)], phi_all, None)]
+        for kind, members, phi, target in groups:
+            if not len(members):
+                continue
+            truth = (np.asarray(target, float) if target is not None
+                     else log_transform(members["true_median"].to_numpy(float)))
+            papers = members["paper"].astype(str).to_numpy()
+            log_est = np.full(len(members), np.nan)
+            used = np.empty(len(members), dtype=object)
+            for paper in sorted(set(papers)):  # one fold at a time: its agents' phi in one array
+                chosen = fold(paper)
+                if chosen is None:
+                    continue
+                games, weights = chosen
+                mine = np.flatnonzero(papers == paper)
+                values = phi.loc[members.index[mine], list(games)].to_numpy(float)
+                log_est[mine] = log_estimate(values, weights)
+                used[mine] = " ".join(games)
+            keep = np.flatnonzero(~np.isnan(log_est) & ~np.isnan(truth))
+            if not len(keep):
+                continue
+            rows = _rows(subset, members.iloc[keep], kind, log_est[keep], truth[keep])
+            frames.append(rows.assign(range=["in range" if e >= IN_RANGE_MIN else "extrapolation"
+                                             for e in rows["estimate"]], games=list(used[keep])))
+    errors = pd.concat(frames, ignore_index=True)[RESELECTED_COLUMNS]
+    return errors.sort_values(["subset", "kind", "agent"], kind="stable").reset_index(drop=True)
+
+
+def selections_from_rows(rows) -> dict:
+    """paper -> {subset: games} as a pinned file recorded them (rows with paper, subset, games)."""
+    out: dict = {}
+    for r in rows:
+        out.setdefault(str(r["paper"]), {})[str(r["subset"])] = tuple(str(r["games"]).split())
+    return out
