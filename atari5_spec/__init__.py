@@ -35,6 +35,7 @@ _LAZY = {
     "Signature": ("scoring.signature", "Signature"),
     "parse_signature": ("scoring.signature", "parse_signature"),
     "check_signature": ("scoring.signature_check", "check_signature"),
+    "build_site": ("site.build", "build_site"),
 }
 
 __all__ = ["__version__", *_LAZY]

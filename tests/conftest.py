@@ -108,3 +108,23 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             f"fast run: {left_out} slow tests left out (each takes seconds: whole-package validation, verify with "
             f"the search, the report, Dask, nested cross-validation); `pytest --full` runs them, as CI does"
             + (f"; {other} other skipped test(s) say why with `pytest -rs`" if other else ""))
+
+
+@pytest.fixture(scope="session")
+def site_folder(tmp_path_factory):
+    """The site of the installed package, written once by `atari5-spec site --out` (test_site*.py)."""
+    from atari5_spec.cli import main
+
+    folder = tmp_path_factory.mktemp("site") / "site"
+    assert main(["site", "--out", str(folder)]) == 0
+    return folder
+
+
+@pytest.fixture(scope="session")
+def hostile_site(tmp_path_factory):
+    """The site of a package copy holding an algorithm with a hostile name (site_helpers.HOSTILE_NAME)."""
+    from atari5_spec.site.build import build_site
+    from site_helpers import add_hostile_algorithm
+
+    root = add_hostile_algorithm(copy_package(tmp_path_factory.mktemp("hostile") / "package"))
+    return build_site(root.parent / "site", root).folder

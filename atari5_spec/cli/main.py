@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .release import add_release_commands
     from .score import add_scoring_commands
     from .search import add_search_commands
+    from .site import add_site_commands
 
     add_package_commands(commands)        # validate, verify, reproduce, fit
     add_search_commands(commands)         # search, stability
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_contribution_commands(commands)   # contribute check|add|curves
     add_evaluation_commands(commands)     # evaluate
     add_release_commands(commands)        # signature check, cite, export
+    add_site_commands(commands)           # site
     return parser
 
 

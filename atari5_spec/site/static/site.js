@@ -1,0 +1,408 @@
+/* atari5-spec site: filters, sorting, URL state and downloads of the leaderboard, and the scorer.
+   Plain script, no modules, nothing fetched: the page's data is inlined as JSON (#page-data).
+   Every number the scorer uses (constants, weights, interval half-widths, signatures) is written into
+   score.html by `atari5-spec site` from the Python objects; this file only applies the pinned formula. */
+(function () {
+  "use strict";
+
+  function pageData() {
+    var node = document.getElementById("page-data");
+    return node ? JSON.parse(node.textContent) : null;
+  }
+
+  function readHash() {
+    var out = {};
+    var text = window.location.hash.replace(/^#/, "");
+    if (!text) return out;
+    text.split("&").forEach(function (part) {
+      if (!part) return;
+      var at = part.indexOf("=");
+      var key = decodeURIComponent((at < 0 ? part : part.slice(0, at)).replace(/\+/g, " "));
+      var value = at < 0 ? "" : decodeURIComponent(part.slice(at + 1).replace(/\+/g, " "));
+      out[key] = value;
+    });
+    return out;
+  }
+
+  function hashOf(state, keys) {
+    return keys.filter(function (k) { return state[k] !== undefined && state[k] !== ""; })
+      .map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(state[k]); }).join("&");
+  }
+
+  function writeHash(text) {
+    var target = text ? "#" + text : window.location.pathname + window.location.search;
+    try {
+      window.history.replaceState(null, "", text ? "#" + text : target);
+    } catch (error) {  // some browsers refuse replaceState on file: URLs
+      window.location.hash = text;
+    }
+  }
+
+  /* Python's f"{x:,.Nf}": thousands separators, N decimals, 'inf', '-' for none. */
+  function formatNumber(x, places) {
+    if (x === null || x === undefined || Number.isNaN(x)) return "n/a";
+    if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+    var text = x.toFixed(places === undefined ? 1 : places);
+    var negative = text.charAt(0) === "-";
+    if (negative) text = text.slice(1);
+    var parts = text.split(".");
+    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return (negative ? "-" : "") + parts.join(".");
+  }
+
+  function download(name, type, text) {
+    var blob = new Blob([text], { type: type });
+    var url = URL.createObjectURL(blob);
+    var link = document.createElement("a");
+    link.href = url;
+    link.download = name;
+    document.body.appendChild(link);
+    link.click();
+    document.body.removeChild(link);
+    setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+  }
+
+  function csvCell(value) {
+    if (value === null || value === undefined) return "";
+    var text = String(value);
+    // A text cell a spreadsheet would run as a formula (names come from contributions) gets a leading quote;
+    // numbers are written as they are (a negative score is data, not a formula). The JSON download is verbatim.
+    if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = "'" + text;
+    return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  }
+
+  /* ---------------------------------------------------------------- leaderboard */
+
+  var FILTERS = ["regime", "sticky", "frames", "kind", "year", "all57", "q"];
+  var PROTOCOL_FILTERS = ["regime", "sticky", "frames"];
+  var COLUMNS = ["rank", "id", "name", "kind", "estimate", "low", "high", "range", "median", "n_games", "regime",
+                 "frames", "sticky", "sticky_probability", "statistic", "seeds", "year", "source_id", "signature"];
+  var CSV_HEADER = ["rank", "algorithm_id", "name", "kind", "estimate", "interval_low", "interval_high", "range",
+                    "median_57", "n_games", "regime", "training_frames", "sticky", "sticky_action_probability",
+                    "statistic", "seeds", "year", "source_id", "signature"];
+
+  function matchesUnknown(value, wanted) {
+    if (wanted === "unknown") return value === null || value === undefined;
+    return value !== null && value !== undefined && String(value).toLowerCase() === wanted.toLowerCase();
+  }
+
+  function leaderboard(data) {
+    var form = document.getElementById("filters");
+    var table = document.getElementById("leaderboard");
+    var body = table.tBodies[0];
+    var trs = {};
+    Array.prototype.forEach.call(body.rows, function (tr) { trs[tr.getAttribute("data-algorithm-id")] = tr; });
+    var rows = data.rows;
+    var mostGames = rows.reduce(function (m, r) { return Math.max(m, r.n_games); }, 0);
+    var state = { sort: "estimate", dir: "desc" };
+
+    function visible(row) {
+      var protocol = PROTOCOL_FILTERS.some(function (k) { return state[k]; });
+      if (!protocol && !row.default) return false;  // short budgets: only among their peers, as the CLI does
+      if (state.regime && !matchesUnknown(row.regime, state.regime)) return false;
+      if (state.sticky && row.sticky_groups.indexOf(state.sticky) < 0) return false;
+      if (state.frames && !matchesUnknown(row.frames, state.frames)) return false;
+      if (state.kind && row.kind !== state.kind) return false;
+      if (state.year && !matchesUnknown(row.year, state.year)) return false;
+      if (state.all57 && row.n_games < mostGames) return false;
+      if (state.q) {
+        var q = state.q.toLowerCase();
+        if (row.name.toLowerCase().indexOf(q) < 0 && row.id.toLowerCase().indexOf(q) < 0) return false;
+      }
+      return true;
+    }
+
+    function sortKey(row, key) {
+      if (key === "rank") return -row.estimate;
+      return key === "name" ? row.name.toLowerCase() : row[key];
+    }
+
+    function compare(a, b) {
+      var x = sortKey(a, state.sort), y = sortKey(b, state.sort);
+      var sign = state.dir === "asc" ? 1 : -1;
+      if (x === null || x === undefined) return (y === null || y === undefined) ? tieBreak(a, b) : 1;
+      if (y === null || y === undefined) return -1;
+      if (x < y) return -sign;
+      if (x > y) return sign;
+      return tieBreak(a, b);
+    }
+
+    function tieBreak(a, b) {
+      if (a.estimate !== b.estimate) return b.estimate - a.estimate;
+      return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    }
+
+    function shownRows() {
+      return rows.filter(visible).sort(compare);
+    }
+
+    function apply() {
+      var shown = rows.filter(visible);
+      var ranked = shown.slice().sort(tieBreak);
+      var rank = {};
+      ranked.forEach(function (r, i) { rank[r.id] = i + 1; });
+      rows.forEach(function (r) {
+        var tr = trs[r.id];
+        if (rank[r.id]) {
+          tr.removeAttribute("hidden");
+          tr.cells[0].textContent = String(rank[r.id]);
+        } else {
+          tr.setAttribute("hidden", "");
+        }
+      });
+      shown.sort(compare).forEach(function (r) { body.appendChild(trs[r.id]); });
+      rows.filter(function (r) { return !rank[r.id]; }).forEach(function (r) { body.appendChild(trs[r.id]); });
+      document.getElementById("row-count").textContent = String(shown.length);
+      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+        var key = th.getAttribute("data-sort");
+        if (key === state.sort) th.setAttribute("aria-sort", state.dir === "asc" ? "ascending" : "descending");
+        else th.removeAttribute("aria-sort");
+      });
+      var s = {};
+      FILTERS.forEach(function (k) { s[k] = state[k]; });
+      if (!(state.sort === "estimate" && state.dir === "desc")) { s.sort = state.sort; s.dir = state.dir; }
+      var text = hashOf(s, FILTERS.concat(["sort", "dir"]));
+      writeHash(text);
+      document.getElementById("share").setAttribute("href", "#" + text);
+    }
+
+    function fromHash() {
+      var h = readHash();
+      FILTERS.forEach(function (k) { state[k] = h[k] || ""; });
+      state.sort = COLUMNS.indexOf(h.sort) >= 0 || h.sort === "name" ? h.sort : "estimate";
+      state.dir = h.dir === "asc" ? "asc" : "desc";
+      FILTERS.forEach(function (k) {
+        var control = form.elements[k];
+        if (!control) return;
+        if (control.type === "checkbox") {
+          control.checked = state[k] === "yes";
+          return;
+        }
+        if (control.tagName === "SELECT") {
+          Array.prototype.forEach.call(control.options, function (o) {  // frames=200M: an option's label
+            if (state[k] && o.textContent.toLowerCase() === state[k].toLowerCase()) state[k] = o.value;
+          });
+          var known = Array.prototype.some.call(control.options, function (o) {
+            return o.value.toLowerCase() === state[k].toLowerCase();
+          });
+          if (!known && state[k]) {  // a value from a shared link that this data has no row of: keep it, say so
+            var option = document.createElement("option");
+            option.value = state[k];
+            option.textContent = state[k];
+            control.appendChild(option);
+          }
+          Array.prototype.forEach.call(control.options, function (o) {
+            if (o.value.toLowerCase() === state[k].toLowerCase()) { control.value = o.value; }
+          });
+          return;
+        }
+        control.value = state[k];
+      });
+      apply();
+    }
+
+    form.addEventListener("input", function () {
+      FILTERS.forEach(function (k) {
+        var control = form.elements[k];
+        if (!control) return;
+        state[k] = control.type === "checkbox" ? (control.checked ? "yes" : "") : control.value;
+      });
+      apply();
+    });
+    document.getElementById("reset").addEventListener("click", function () {
+      writeHash("");
+      fromHash();
+    });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+      th.tabIndex = 0;
+      function sortBy() {
+        var key = th.getAttribute("data-sort");
+        if (state.sort === key) state.dir = state.dir === "asc" ? "desc" : "asc";
+        else { state.sort = key; state.dir = th.getAttribute("data-type") === "text" ? "asc" : "desc"; }
+        apply();
+      }
+      th.addEventListener("click", sortBy);
+      th.addEventListener("keydown", function (event) { if (event.key === "Enter" || event.key === " ") sortBy(); });
+    });
+    window.addEventListener("hashchange", fromHash);
+
+    function exported() {
+      var shown = shownRows();
+      var ranked = shown.slice().sort(tieBreak);
+      var rank = {};
+      ranked.forEach(function (r, i) { rank[r.id] = i + 1; });
+      return shown.map(function (r) {
+        var out = {};
+        COLUMNS.forEach(function (c, i) { out[CSV_HEADER[i]] = c === "rank" ? rank[r.id] : r[c]; });
+        return out;
+      });
+    }
+    document.getElementById("download-csv").addEventListener("click", function () {
+      var lines = [CSV_HEADER.join(",")].concat(exported().map(function (r) {
+        return CSV_HEADER.map(function (c) { return csvCell(r[c]); }).join(",");
+      }));
+      download("atari5-leaderboard-" + data.data_version + ".csv", "text/csv", lines.join("\r\n") + "\r\n");
+    });
+    document.getElementById("download-json").addEventListener("click", function () {
+      var filters = {};
+      FILTERS.forEach(function (k) { if (state[k]) filters[k] = state[k]; });
+      download("atari5-leaderboard-" + data.data_version + ".json", "application/json", JSON.stringify({
+        subset: data.subset, data_version: data.data_version, signature: data.signature, filters: filters,
+        rows: exported() }, null, 2) + "\n");
+    });
+    fromHash();
+  }
+
+  /* ---------------------------------------------------------------- scorer */
+
+  function subsetScore(subset, games, raw) {
+    var logScore = 0;
+    for (var i = 0; i < subset.games.length; i++) {
+      var g = games[subset.games[i]];
+      var z = 100.0 * (raw[subset.games[i]] - g.random) / (g.human - g.random);
+      logScore += subset.coefficients[i] * Math.log10(1.0 + Math.max(0.0, z));
+    }
+    var estimate = Math.pow(10.0, logScore) - 1.0;
+    var band = null;
+    for (var b = 0; b < subset.bands.length; b++) {
+      if (subset.bands[b].from === null || estimate >= subset.bands[b].from) { band = subset.bands[b]; break; }
+    }
+    var low = null, high = null;
+    if (band && band.range !== null) {
+      var centre = Math.log10(1.0 + Math.max(estimate, 0.0));
+      low = band.below === null ? -Infinity : Math.pow(10.0, centre - band.below) - 1.0;
+      high = band.above === null ? Infinity : Math.pow(10.0, centre + band.above) - 1.0;
+    }
+    return { estimate: estimate, low: low, high: high, band: band };
+  }
+
+  function setText(id, text) {
+    var node = document.getElementById(id);
+    if (node) node.textContent = text;
+  }
+
+  function scorer(data) {
+    var form = document.getElementById("scorer");
+    var games = {};
+    data.games.forEach(function (g) { games[g.id] = g; });
+    var keys = data.games.map(function (g) { return g.id; }).concat(["sticky", "frames", "episode_cap"]);
+
+    function compute() {
+      var raw = {}, state = {};
+      data.games.forEach(function (g) {
+        var text = form.elements[g.id].value.trim();
+        state[g.id] = text;
+        if (text !== "" && Number.isFinite(Number(text))) raw[g.id] = Number(text);
+      });
+      state.sticky = form.elements.sticky.value;
+      state.frames = form.elements.frames.value;
+      state.episode_cap = form.elements.episode_cap ? form.elements.episode_cap.value : "";
+      var text = hashOf(state, keys);
+      writeHash(text);
+      document.getElementById("share").setAttribute("href", "#" + text);
+      var main = data.subsets[0];
+      var complete = main.games.every(function (g) { return raw[g] !== undefined; });
+      var messages = document.getElementById("protocol-messages");
+      messages.textContent = "";
+      var others = document.getElementById("other-subsets").tBodies[0];
+      others.textContent = "";
+      if (!complete) {
+        ["estimate", "interval-low", "interval-high", "signature", "paste-line"].forEach(function (id) { setText(id, "-"); });
+        setText("interval-range", "");
+        setText("coverage", "needs " + main.games.filter(function (g) { return raw[g] === undefined; })
+          .map(function (g) { return games[g].name; }).join(", "));
+        return;
+      }
+      var result = subsetScore(main, games, raw);
+      if (!Number.isFinite(result.estimate)) {
+        setText("estimate", "not a finite number: check the scores' scale (raw game scores, not normalised)");
+        return;
+      }
+      var band = result.band;
+      setText("estimate", formatNumber(result.estimate));
+      setText("interval-low", result.low === null ? "n/a" : formatNumber(result.low));
+      setText("interval-high", result.high === null ? "n/a" : formatNumber(result.high));
+      setText("interval-range", band && band.range === "extrapolation" ?
+        "(EXTRAPOLATION: estimate below 40, where the model was not fitted)" :
+        band && band.range === "in range" ? "(in range: estimate at or above 40)" : "");
+      setText("coverage", band && band.coverage ? "calibrated on " + band.n_errors + " out-of-sample errors (" +
+        band.calibration + "); measured coverage: " + band.coverage : band ? band.notes.join(" ") : "");
+      setText("signature", band ? band.signature : "-");
+      setText("paste-line", main.name + " score " + formatNumber(result.estimate) + (result.low === null ? "" :
+        " (" + band.level_label + "% prediction interval " + formatNumber(result.low) + " to " +
+        formatNumber(result.high) + ")") + "  [" + band.signature + "]");
+      // The lines `score` prints for the chosen options at this band; with both, the frames lines go where the
+      // build measured them (insert_at).
+      var chosen = {};
+      ["sticky", "frames"].forEach(function (key) {
+        data.protocol[key].forEach(function (o, i) {
+          if (state[key] !== "" && o.value === Number(state[key])) chosen[key] = i;
+        });
+      });
+      var lines = band && band.protocol ? band.protocol : { sticky: [], frames: [], insert_at: [] };
+      var sticky = chosen.sticky === undefined ? [] : lines.sticky[chosen.sticky];
+      var frames = chosen.frames === undefined ? [] : lines.frames[chosen.frames];
+      var at = chosen.sticky === undefined ? 0 : lines.insert_at[chosen.sticky];
+      var protocol = sticky.slice(0, at).concat(frames, sticky.slice(at));
+      (data.protocol.episode_cap || []).forEach(function (o) {  // --max-episode-frames: its line comes next
+        if (state.episode_cap !== "" && o.value === Number(state.episode_cap)) protocol = protocol.concat(o.messages);
+      });
+      // Games below random play: `score` adds one line naming them with z (a template the build took from it).
+      var below = data.below_random, listed = [];
+      main.games.forEach(function (g) {
+        var z = 100.0 * (raw[g] - games[g].random) / (games[g].human - games[g].random);
+        if (below && z < 0) listed.push(games[g].name + below.between + z.toFixed(below.places) + below.after_z);
+      });
+      if (listed.length) protocol.push(below.prefix + listed.join(below.separator) + below.suffix);
+      protocol.forEach(function (m) {
+        var li = document.createElement("li");
+        li.textContent = "protocol: " + m;
+        messages.appendChild(li);
+      });
+      data.subsets.slice(1).forEach(function (subset) {
+        var r = subsetScore(subset, games, raw);
+        var tr = document.createElement("tr");
+        tr.setAttribute("data-subset", subset.name);
+        [subset.name, formatNumber(r.estimate),
+         r.low === null ? "n/a" : formatNumber(r.low) + " to " + formatNumber(r.high) +
+           (r.band.range === "extrapolation" ? " (extrapolation)" : ""),
+         r.band ? r.band.signature : "-"].forEach(function (text) {
+          var td = document.createElement("td");
+          td.textContent = text;
+          tr.appendChild(td);
+        });
+        others.appendChild(tr);
+      });
+    }
+
+    function fromHash() {
+      var h = readHash();
+      keys.forEach(function (k) {
+        var control = form.elements[k];
+        if (!control || h[k] === undefined) return;
+        if (control.tagName === "SELECT") {
+          Array.prototype.forEach.call(control.options, function (o) {
+            if (o.value !== "" && Number(o.value) === Number(h[k])) control.value = o.value;
+          });
+        } else {
+          control.value = h[k];
+        }
+      });
+      compute();
+    }
+
+    form.addEventListener("input", compute);
+    window.addEventListener("hashchange", fromHash);
+    fromHash();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.forms, function (form) {  // the forms only drive the page
+      form.addEventListener("submit", function (event) { event.preventDefault(); });
+    });
+    var page = document.body.getAttribute("data-page");
+    var data = pageData();
+    if (page === "leaderboard" && data) leaderboard(data);
+    if (page === "score" && data) scorer(data);
+  });
+}());

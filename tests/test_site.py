@@ -1,0 +1,234 @@
+"""`atari5-spec site`: the pages it writes, what they hold, the output policy, byte-reproducibility.
+
+The browser tests (filters, scorer, requests, links in a real browser) are in test_site_browser.py.
+"""
+
+import hashlib
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+import atari5_spec
+from atari5_spec.data.datapackage import package_root
+from atari5_spec.method.pinned import load_coefficient_set
+from atari5_spec.site.build import DOCS_LINK, build_site
+from atari5_spec.site.render import inline_json, markdown_html
+from site_helpers import HOSTILE_ID, HOSTILE_NAME
+
+
+@pytest.fixture()
+def site(site_folder):
+    return site_folder
+
+
+def page_data(path: Path):
+    found = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', path.read_text("utf-8"), re.S)
+    return json.loads(found.group(1))
+
+
+def test_every_algorithm_and_game_has_a_page(site, dataset):
+    assert {p.stem for p in (site / "algorithms").glob("*.html")} == set(dataset.algorithms["algorithm_id"])
+    assert {p.stem for p in (site / "games").glob("*.html")} == set(dataset.games["game_id"])
+    for name in ("index", "score", "sources", "cite", "downloads", "accuracy", "changelog"):
+        assert (site / f"{name}.html").is_file(), name
+
+
+def test_every_page_carries_the_citation_line_and_the_data_version(site, dataset):
+    from atari5_spec.scoring.citation import citation
+
+    sentence = citation().sentence
+    for path in site.rglob("*.html"):
+        text = path.read_text("utf-8")
+        assert f'<strong id="data-version">{dataset.version}</strong>' in text, path
+        assert sentence.replace("'", "&#39;") in text, path
+        assert "Documentation</a>" in text and f'{DOCS_LINK}index.html"' in text, path
+
+
+def test_the_leaderboard_rows_are_the_leaderboards(site, dataset):
+    """Rows: the unfiltered board (shown), plus every row a sticky filter adds (hidden until a filter asks)."""
+    rows = page_data(site / "index.html")["rows"]
+    default = atari5_spec.leaderboard(dataset=dataset)
+    union = {r.algorithm_id: r for s in ("yes", "no", "unknown") for r in atari5_spec.leaderboard(dataset=dataset, sticky=s).rows}
+    assert [r["id"] for r in rows if r["default"]] == [r.algorithm_id for r in default.rows]
+    assert {r["id"] for r in rows} == set(union)
+    assert any(not r["default"] for r in rows)  # the Atari 100k entries: shown only under a protocol filter
+    for r in rows:
+        assert r["estimate"] == union[r["id"]].estimate
+    html = (site / "index.html").read_text("utf-8")
+    for r in rows:
+        tag = f'<tr data-algorithm-id="{r["id"]}"' + ("" if r["default"] else " hidden") + ">"
+        assert tag in html, r["id"]
+
+
+def test_a_row_interval_and_signature_are_what_score_gives(site, dataset):
+    rows = {r["id"]: r for r in page_data(site / "index.html")["rows"]}
+    board = atari5_spec.leaderboard(dataset=dataset)
+    top = board.rows[0].algorithm_id
+    games = load_coefficient_set().subsets["Atari-5"].games
+    raw = {g: float(dataset.scores[(dataset.scores.algorithm_id == top) & (dataset.scores.game_id == g)
+                                   & dataset.scores.use_in_fit]["score"].iloc[0]) for g in games}
+    result = atari5_spec.score(raw, n_bootstrap=0)
+    assert rows[top]["estimate"] == pytest.approx(result.estimate, rel=1e-12)
+    assert (rows[top]["low"], rows[top]["high"]) == pytest.approx(
+        (result.prediction_interval.low, result.prediction_interval.high), rel=1e-12)
+    assert rows[top]["signature"] == result.signature
+
+
+def test_the_scorer_constants_come_from_the_pinned_files(site):
+    data = page_data(site / "score.html")
+    coefficients = load_coefficient_set()
+    model = coefficients.subsets["Atari-5"]
+    assert [g["id"] for g in data["games"]] == list(model.games)
+    assert [(g["random"], g["human"]) for g in data["games"]] == [coefficients.constants[g] for g in model.games]
+    main = data["subsets"][0]
+    assert main["name"] == "Atari-5" and main["coefficients"] == list(model.coefficients)
+    from atari5_spec.method.calibration import IN_RANGE_MIN
+
+    assert [b["from"] for b in main["bands"]] == [IN_RANGE_MIN, None]  # in range, and below it
+
+
+def test_downloads_are_the_export_with_their_sha256(site, dataset):
+    html = (site / "downloads.html").read_text("utf-8")
+    zips = list((site / "downloads").glob("atari5-spec-data-*.zip"))
+    assert [z.name for z in zips] == [f"atari5-spec-data-{dataset.version}.zip"]
+    for path in [zips[0], site / "downloads" / "datapackage.json", *sorted((site / "downloads" / "data").glob("*.csv"))]:
+        assert hashlib.sha256(path.read_bytes()).hexdigest() in html, path
+    for csv in sorted((package_root() / "data").glob("*.csv")):
+        assert (site / "downloads" / "data" / csv.name).read_bytes() == csv.read_bytes()
+
+
+def test_cite_page_shows_what_cite_prints(site, run):
+    html = (site / "cite.html").read_text("utf-8")
+    status, out, _ = run("cite")
+    assert status == 0
+    from markupsafe import escape
+
+    assert str(escape(out)) in html
+
+
+def test_accuracy_and_changelog_pages_hold_their_documents(site):
+    accuracy = (site / "accuracy.html").read_text("utf-8")
+    assert "<table>" in accuracy or "<h2>" in accuracy
+    if (package_root() / "docs" / "out-of-sample.md").is_file():
+        first_heading = next(line for line in (package_root() / "docs" / "out-of-sample.md").read_text("utf-8")
+                             .splitlines() if line.startswith("# "))
+        assert first_heading[2:].strip().split()[0] in accuracy
+    assert "Unreleased" in (site / "changelog.html").read_text("utf-8")
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        for name in ("href", "src"):
+            if attrs.get(name):
+                self.links.append(attrs[name])
+
+
+def test_every_relative_link_resolves(site):
+    """Every href/src inside the folder names a file of the site (and its #anchor an id on that page); the one
+    link out of the folder is the documentation, which the pages workflow puts beside the versioned folders."""
+    parsed = {}
+    for path in site.rglob("*.html"):
+        parser = _Links()
+        parser.feed(path.read_text("utf-8"))
+        parsed[path] = parser
+    checked = 0
+    for path, parser in parsed.items():
+        for link in parser.links:
+            parts = urlsplit(link)
+            if parts.scheme or link.startswith("//"):
+                assert parts.scheme == "https", f"{path}: {link}"  # outside links are to papers and repositories
+                continue
+            if link == "#":
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if parts.path.endswith(f"{DOCS_LINK}index.html"):
+                assert target == (site.parent / "docs" / "index.html").resolve(), f"{path}: {link}"
+                continue
+            assert target.is_file(), f"{path}: {link} does not resolve"
+            if parts.fragment and target.suffix == ".html":
+                assert unquote(parts.fragment) in parsed[target].ids, f"{path}: {link}: no such anchor"
+            checked += 1
+    assert checked > 1000
+    repository = Path(__file__).resolve().parents[1]
+    if (repository / ".ci" / "build_pages.sh").is_file():  # a checkout: the workflow puts the docs beside the sites
+        assert "bash .ci/build_pages.sh public" in (repository / ".github" / "workflows" / "pages.yml").read_text("utf-8")
+        assert '-b html docs "$out/docs"' in (repository / ".ci" / "build_pages.sh").read_text("utf-8")
+
+
+def test_inline_json_cannot_close_the_script_or_break_a_line():
+    text = str(inline_json({"name": "</script><script>alert(1)</script>&\u2028\u2029\u202e"}))
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert "\u2028" not in text and "\u2029" not in text and "\u202e" not in text
+    assert json.loads(text)["name"] == "</script><script>alert(1)</script>&\u2028\u2029\u202e"
+
+
+def test_markdown_shows_raw_html_as_text_and_has_no_inline_style():
+    html = str(markdown_html("# Title\n\n<script>alert(1)</script>\n\n| a | b |\n|--:|:-:|\n| 1 | 2 |\n"))
+    assert "<script>" not in html and "&lt;script&gt;" in html and "<table>" in html
+    assert "style=" not in html and 'class="align-right"' in html and 'class="align-center"' in html
+
+
+def test_a_hostile_name_is_escaped_everywhere(hostile_site):
+    files = {str(p.relative_to(hostile_site)): p.read_bytes() for p in hostile_site.rglob("*.html")}
+    for path, data in files.items():
+        if path.endswith(".html"):
+            text = data.decode("utf-8")
+            assert "<script>window.__pwned" not in text and "<img src=x" not in text, path
+            assert "</title></bdi>" not in text.split("<main>")[-1], path
+    page = files[f"algorithms/{HOSTILE_ID}.html"].decode("utf-8")
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page
+    index = files["index.html"].decode("utf-8")
+    assert f'data-algorithm-id="{HOSTILE_ID}"' in index
+    data = json.loads(re.search(r'id="page-data">(.*?)</script>', index, re.S).group(1))
+    assert any(r["name"] == HOSTILE_NAME for r in data["rows"])
+
+
+def test_a_docs_address_must_be_http(tmp_path, run):
+    status, _, err = run("site", "--out", str(tmp_path / "web"), "--docs-url", "javascript:alert(1)")
+    assert status == 1 and "--docs-url" in err and not (tmp_path / "web").exists()
+
+
+def test_output_policy(tmp_path, package_copy, run):
+    status, _, err = run("site", "--out", str(package_copy / "site"))
+    assert status == 1 and "inside the data package" in err
+    other = tmp_path / "not-a-site"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    status, _, err = run("site", "--out", str(other))
+    assert status == 1 and "not an earlier site" in err and (other / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.slow
+def test_two_builds_are_byte_identical_and_a_site_replaces_an_earlier_one(tmp_path, site):
+    """The session's site (written by the command) and a second build into a copy of it: the same bytes."""
+    import shutil
+
+    earlier = tmp_path / "web"
+    shutil.copytree(site, earlier)
+    (earlier / "stale.html").write_text("from an older build")
+    build_site(earlier)
+    written = {str(p.relative_to(site)).replace("\\", "/"): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    again = {str(p.relative_to(earlier)).replace("\\", "/"): p.read_bytes() for p in earlier.rglob("*") if p.is_file()}
+    assert sorted(again) == sorted(written)  # the stale page is gone
+    different = [path for path in again if again[path] != written[path]]
+    assert not different, different
+
+
+@pytest.mark.slow
+def test_a_docs_address_is_linked_from_every_page():
+    from atari5_spec.site.build import site_files
+
+    files = site_files(docs_url="https://example.org/atari5/docs/")
+    pages = [path for path in files if path.endswith(".html")]
+    assert all(b'<a href="https://example.org/atari5/docs/" class="docs">' in files[p] for p in pages)

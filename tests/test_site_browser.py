@@ -1,0 +1,396 @@
+"""The site in a real browser: Debian's headless Chromium driven by Playwright (never `playwright install`).
+
+Every page is opened from file:// with every request routed through a check: a
+request for anything outside the site's folder is aborted and fails the test,
+as does any console error or uncaught exception. The leaderboard's filters
+and URL state must give the rows `atari5-spec leaderboard` gives, and the
+scorer what `atari5-spec score` prints, to the printed precision.
+"""
+
+import csv
+import io
+import json
+import math
+import os
+import random
+import re
+import shutil
+
+import pytest
+
+import atari5_spec
+from atari5_spec.data.errors import InputError
+from atari5_spec.method.pinned import load_coefficient_set
+from site_helpers import HOSTILE_ID, HOSTILE_NAME
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+# .ci/run sets ATARI5_SPEC_BROWSER_TESTS=required: in CI a missing browser fails the run instead of skipping.
+REQUIRED = os.environ.get("ATARI5_SPEC_BROWSER_TESTS") == "required"
+
+
+def _missing(reason):
+    (pytest.fail if REQUIRED else pytest.skip)(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        _missing("chromium is not installed (Debian: apt-get install -y chromium; .ci/run installs it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright is not installed (pip install '.[test]')")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class Visit:
+    """A browser context whose every request must stay inside ``folder``; errors and dialogs are recorded."""
+
+    def __init__(self, browser, folder, **options):
+        self.folder = folder.resolve()
+        self.context = browser.new_context(accept_downloads=True, **options)
+        self.outside, self.errors, self.dialogs = [], [], []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        # Routing sees network requests; every request (file: ones included) is also checked as it is made.
+        self.requests = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(self.folder.as_uri() + "/"):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def open(self, relative):
+        self.page.goto(f"{self.folder.as_uri()}/{relative}")
+        self.page.wait_for_load_state("load")
+        return self.page
+
+    def close(self):
+        self.context.close()
+        inside = self.folder.as_uri() + "/"
+        self.outside += [u for u in self.requests if not u.startswith((inside, "blob:", "data:"))]
+        assert self.requests, "no request was seen"
+        assert not self.outside, f"requests left the folder: {self.outside}"
+        assert not self.errors, f"console errors: {self.errors}"
+        assert not self.dialogs, f"dialogs opened (a script ran): {self.dialogs}"
+
+
+@pytest.fixture()
+def visit(browser, site_folder):
+    visits = []
+
+    def make(folder=site_folder, **options):
+        visits.append(Visit(browser, folder, **options))
+        return visits[-1]
+    yield make
+    for v in visits:
+        v.close()
+
+
+def set_hash(page, fragment):
+    """Change the hash and wait until the page has applied it (its share link then holds the new state)."""
+    page.evaluate(f"location.hash = {json.dumps(fragment)}")
+    # Polled from here: wait_for_function evaluates a string in the page, which the pages' CSP forbids.
+    for _ in range(250):
+        if page.evaluate("document.getElementById('share').getAttribute('href')") == "#" + fragment:
+            return
+        page.wait_for_timeout(20)
+    raise AssertionError(f"the page did not apply #{fragment}")
+
+
+def shown_ids(page):
+    return page.eval_on_selector_all("#leaderboard tbody tr:not([hidden])",
+                                     "rows => rows.map(r => r.getAttribute('data-algorithm-id'))")
+
+
+FILTERS = [
+    ("", {}),
+    ("regime=200M&sticky=yes", {"regime": "200M", "sticky": "yes"}),
+    ("sticky=no", {"sticky": "no"}),
+    ("sticky=unknown", {"sticky": "unknown"}),
+    ("regime=atari-100k", {"regime": "atari-100k"}),
+    ("frames=200000000", {"frames": 200000000}),
+    ("regime=200m&sticky=yes&frames=200000000", {"regime": "200m", "sticky": "yes", "frames": 200000000}),
+    ("frames=200M", {"frames": 200000000}),  # frames as people write them: an option's label
+    ("sticky=not-stated", {"sticky": "not-stated"}),  # where the leaderboard knows this finer "unknown"
+]
+
+
+@pytest.mark.parametrize("fragment, filters", FILTERS, ids=[f or "none" for f, _ in FILTERS])
+def test_hash_state_gives_the_rows_the_leaderboard_command_gives(visit, dataset, fragment, filters):
+    try:
+        expected = [r.algorithm_id for r in atari5_spec.leaderboard(dataset=dataset, **filters).rows]
+    except InputError:
+        pytest.skip(f"this leaderboard() has no filter {filters}")
+    page = visit().open(f"index.html#{fragment}")
+    assert shown_ids(page) == expected
+    assert page.text_content("#row-count") == str(len(expected))
+    total = page.eval_on_selector_all("#leaderboard tbody tr", "rows => rows.length")
+    hidden = page.eval_on_selector_all("#leaderboard tbody tr[hidden]", "rows => rows.length")
+    assert hidden == total - len(expected)
+    ranks = page.eval_on_selector_all("#leaderboard tbody tr:not([hidden]) td.rank", "c => c.map(x => x.textContent)")
+    assert ranks == [str(i + 1) for i in range(len(expected))]
+
+
+def test_the_command_line_gives_the_same_rows(visit, run):
+    """The page against the command itself (`atari5-spec leaderboard --regime 200M --sticky yes --json`)."""
+    status, out, _ = run("leaderboard", "--regime", "200M", "--sticky", "yes", "--json")
+    assert status == 0
+    page = visit().open("index.html#regime=200M&sticky=yes")
+    assert shown_ids(page) == [r["algorithm_id"] for r in json.loads(out)["rows"]]
+
+
+def test_unknown_is_a_value_of_every_protocol_filter(visit, dataset):
+    page = visit().open("index.html")
+    for name in ("regime", "sticky", "frames", "year"):
+        values = page.eval_on_selector(f"select[name={name}]", "s => Array.from(s.options).map(o => o.value)")
+        assert "unknown" in values, name
+    set_hash(page, "regime=unknown")
+    rows = json.loads(page.text_content("#page-data"))["rows"]
+    assert shown_ids(page) == [r["id"] for r in rows if r["regime"] is None]
+
+
+def test_kind_year_all_games_and_text_filters(visit):
+    page = visit().open("index.html#kind=agent&year=2020&all57=yes")
+    rows = json.loads(page.text_content("#page-data"))["rows"]
+    most = max(r["n_games"] for r in rows)
+    expected = [r["id"] for r in rows if r["default"] and r["kind"] == "agent" and r["year"] == 2020
+                and r["n_games"] == most]
+    assert expected and shown_ids(page) == expected
+    assert page.is_checked("input[name=all57]") and page.input_value("select[name=year]") == "2020"
+    set_hash(page, "q=RAINBOW")
+    ids = shown_ids(page)
+    assert ids == [r["id"] for r in rows if r["default"] and ("rainbow" in r["name"].lower() or "rainbow" in r["id"])]
+    assert ids
+
+
+def test_controls_write_the_hash_and_a_link_restores_the_view(visit):
+    v = visit()
+    page = v.open("index.html")
+    page.select_option("select[name=sticky]", "yes")
+    page.fill("input[name=q]", "dreamer")
+    assert "sticky=yes" in page.evaluate("location.hash") and "q=dreamer" in page.evaluate("location.hash")
+    ids = shown_ids(page)
+    assert ids and all("dreamer" in i for i in ids)
+    link = page.evaluate("location.href")
+    again = v.context.new_page()
+    again.goto(link)
+    assert shown_ids(again) == ids
+    assert again.input_value("select[name=sticky]") == "yes" and again.input_value("input[name=q]") == "dreamer"
+
+
+def test_columns_sort(visit):
+    page = visit().open("index.html")
+    page.click("th[data-sort=name]")
+    names = page.eval_on_selector_all("#leaderboard tbody tr:not([hidden]) td:nth-child(2) bdi",
+                                      "c => c.map(x => x.textContent)")
+    assert names == sorted(names, key=str.lower) and len(names) > 10
+    assert "sort=name" in page.evaluate("location.hash")
+    page.click("th[data-sort=name]")
+    reverse = page.eval_on_selector_all("#leaderboard tbody tr:not([hidden]) td:nth-child(2) bdi",
+                                        "c => c.map(x => x.textContent)")
+    assert reverse == sorted(names, key=str.lower, reverse=True)
+
+
+def test_a_hostile_name_downloads_as_text_not_a_formula(visit, hostile_site):
+    page = visit(hostile_site).open(f"index.html#q={HOSTILE_ID}")
+    assert shown_ids(page) == [HOSTILE_ID]
+    with page.expect_download() as info:
+        page.click("#download-json")
+    assert json.loads(open(info.value.path(), encoding="utf-8").read())["rows"][0]["name"] == HOSTILE_NAME
+    with page.expect_download() as info:
+        page.click("#download-csv")
+    rows = list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8", newline="").read())))
+    assert rows[0]["name"] == HOSTILE_NAME and rows[0]["algorithm_id"] == HOSTILE_ID
+
+
+def test_downloads_hold_exactly_the_rows_shown(visit):
+    page = visit().open("index.html#sticky=no&sort=year&dir=asc")
+    shown = shown_ids(page)
+    with page.expect_download() as info:
+        page.click("#download-csv")
+    rows = list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
+    assert [r["algorithm_id"] for r in rows] == shown
+    assert all(r["sticky"] == "no" for r in rows)
+    with page.expect_download() as info:
+        page.click("#download-json")
+    data = json.loads(open(info.value.path(), encoding="utf-8").read())
+    assert [r["algorithm_id"] for r in data["rows"]] == shown and data["filters"] == {"sticky": "no"}
+
+
+# --- the scorer ----------------------------------------------------------------------------------------------
+
+def printed(value):
+    """As `atari5-spec score` prints a number."""
+    return f"{value:,.1f}"
+
+
+def scorer_inputs(dataset, n=36):
+    """Five-game scores from the data's algorithms, scaled at random (seeded): estimates in range and below it."""
+    games = load_coefficient_set().subsets["Atari-5"].games
+    rows = dataset.scores[dataset.scores["use_in_fit"].astype(bool) & dataset.scores["game_id"].isin(games)]
+    table = rows.groupby(["algorithm_id", "game_id"])["score"].first().unstack().dropna()
+    rng = random.Random(28)
+    picks = []
+    for _ in range(n):
+        base = table.iloc[rng.randrange(len(table))]
+        factor = 10 ** rng.uniform(-1.5, 0.5)
+        picks.append({g: round(float(base[g]) * factor * rng.uniform(0.8, 1.2), rng.choice([0, 1, 2])) for g in games})
+    picks.append({g: 0 for g in games})          # below random on some games: clipped at zero
+    picks.append({g: -5000 for g in games})      # far below random
+    return picks
+
+
+def read_scorer(page):
+    return {name: page.text_content(f"#{name}") for name in ("estimate", "interval-low", "interval-high", "signature")}
+
+
+def test_the_scorer_equals_python_over_many_inputs_in_both_ranges(visit, dataset):
+    page = visit().open("score.html")
+    ranges, estimates = set(), []
+    for scores in scorer_inputs(dataset):
+        fragment = "&".join(f"{g}={v}" for g, v in scores.items())
+        set_hash(page, fragment)
+        result = atari5_spec.score(scores, n_bootstrap=0)
+        pi = result.prediction_interval
+        ranges.add(pi.range if pi else None)
+        estimates.append(result.estimate)
+        assert read_scorer(page) == {"estimate": printed(result.estimate),
+                                     "interval-low": printed(pi.low) if pi else "n/a",
+                                     "interval-high": printed(pi.high) if pi else "n/a",
+                                     "signature": result.signature}, scores
+        shown = page.eval_on_selector_all("#protocol-messages li", "items => items.map(i => i.textContent)")
+        assert shown == [f"protocol: {m}" for m in (result.protocol.messages if result.protocol else ())], scores
+        others = page.eval_on_selector_all("#other-subsets tbody tr", "rows => rows.map(r => Array.from(r.cells)"
+                                           ".map(c => c.textContent))")
+        expected = [s for s in result.other_subsets if set(s.games) <= set(scores)]
+        assert [o[0] for o in others] == [s.subset for s in expected]
+        for row, s in zip(others, expected):
+            assert row[1] == printed(s.estimate) and row[3] == s.signature
+            spi = s.prediction_interval
+            assert row[2].startswith(f"{printed(spi.low)} to {printed(spi.high)}" if spi else "n/a")
+    from atari5_spec.method.calibration import IN_RANGE_MIN
+
+    assert min(estimates) < IN_RANGE_MIN <= max(estimates), "inputs on both sides of the range"
+    assert "in range" in ranges
+
+
+SCORED = {"battle_zone": 35000, "double_dunk": -1.5, "name_this_game": 12000, "phoenix": 9000, "qbert": 15000}
+BELOW_RANDOM = {"battle_zone": 1000, "double_dunk": -1.5, "name_this_game": 12000, "phoenix": 9000, "qbert": 15000}
+
+
+@pytest.mark.parametrize("scores, sticky, frames, cap", [
+    (SCORED, "0.25", None, None), (SCORED, "0", None, None), (SCORED, None, "200000000", None),
+    (SCORED, "0.25", "400000", None), (SCORED, None, None, None), (SCORED, None, None, "18000"),
+    (BELOW_RANDOM, "0.25", "200000000", "108000")])
+def test_the_scorer_equals_the_command_with_a_protocol(visit, run, scores, sticky, frames, cap):
+    """score.html#... against the text `atari5-spec score` prints, protocol lines included."""
+    page = visit().open("score.html")
+    if cap and not page.query_selector("select[name=episode_cap]"):
+        pytest.skip("this `score` has no --max-episode-frames")
+    fragment = "&".join([f"{g}={v}" for g, v in scores.items()] + ([f"sticky={sticky}"] if sticky else [])
+                        + ([f"frames={frames}"] if frames else []) + ([f"episode_cap={cap}"] if cap else []))
+    set_hash(page, fragment)
+    arguments = [a for g, v in scores.items() for a in ("--score", f"{g}={v}")]
+    arguments += ["--sticky-actions", sticky] if sticky else []
+    arguments += ["--frames", frames] if frames else []
+    arguments += ["--max-episode-frames", cap] if cap else []
+    status, out, _ = run("score", *arguments)
+    assert status == 0
+    estimate = re.search(r"^Atari-5 score: (\S+)$", out, re.M).group(1)
+    interval = re.search(r"prediction interval \(95%\): (\S+) to (\S+):", out)
+    low, high = interval.groups() if interval else ("n/a", "n/a")  # a withheld interval: none printed
+    signature = re.search(r"\[(Atari-5\|[^\]]+)\]", out).group(1)
+    assert read_scorer(page) == {"estimate": estimate, "interval-low": low, "interval-high": high,
+                                 "signature": signature}
+    protocol = [line.strip() for line in out.splitlines() if line.strip().startswith("protocol: ")]
+    shown = page.eval_on_selector_all("#protocol-messages li", "items => items.map(i => i.textContent)")
+    assert shown == protocol
+    paste = re.search(r"^  (Atari-5 score .*\])$", out, re.M).group(1)
+    assert page.text_content("#paste-line") == paste
+
+
+def test_typing_scores_updates_the_result_and_the_hash(visit):
+    page = visit().open("score.html")
+    assert page.text_content("#estimate") == "-"
+    for game, value in {"battle_zone": "35000", "double_dunk": "-1.5", "name_this_game": "12000", "phoenix": "9000",
+                        "qbert": "15000"}.items():
+        page.fill(f"#input-{game}", value)
+    expected = atari5_spec.score({"battle_zone": 35000, "double_dunk": -1.5, "name_this_game": 12000,
+                                  "phoenix": 9000, "qbert": 15000}, n_bootstrap=0)
+    assert page.text_content("#estimate") == printed(expected.estimate)
+    assert "battle_zone=35000" in page.evaluate("location.hash")
+
+
+# --- every page, hostile names, small screens --------------------------------------------------------------------
+
+def test_every_page_opens_without_errors_or_outside_requests(visit, site_folder):
+    v = visit()
+    pages = ["index.html", "score.html", "sources.html", "cite.html", "downloads.html", "accuracy.html",
+             "changelog.html", "algorithms/dreamerv3.html", "algorithms/dqn.html", "games/battle_zone.html",
+             "games/pong.html"]
+    for relative in pages:
+        if (site_folder / relative).is_file():
+            page = v.open(relative)
+            assert page.text_content("#data-version").strip()
+            assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui")  # CSS loaded
+            assert "Aitchison, Sweetser and Hutter" in page.text_content("#citation")
+    assert any(u.endswith("/static/site.js") for u in v.requests)
+
+
+def test_the_request_check_can_fail(browser, site_folder):
+    """The harness itself: a page that loads from outside is caught (so a passing test means something)."""
+    v = Visit(browser, site_folder)
+    v.page.set_content('<img src="https://example.invalid/x.png"><img src="file:///etc/hostname">')
+    v.page.wait_for_timeout(200)
+    v.context.close()
+    seen = v.outside + [u for u in v.requests if not u.startswith(v.folder.as_uri() + "/")]
+    assert any(u.startswith("https://example.invalid/") for u in seen)
+    assert any(u == "file:///etc/hostname" for u in seen)
+
+
+def test_a_hostile_name_is_shown_as_text(visit, hostile_site):
+    v = visit(hostile_site)
+    page = v.open("index.html#sticky=yes")
+    assert HOSTILE_ID in shown_ids(page)
+    cell = page.text_content(f"tr[data-algorithm-id='{HOSTILE_ID}'] td:nth-child(2) bdi")
+    assert cell == HOSTILE_NAME
+    assert page.evaluate("window.__pwned === undefined")
+    page = v.open(f"algorithms/{HOSTILE_ID}.html")
+    assert page.text_content("h1 bdi") == HOSTILE_NAME
+    assert HOSTILE_NAME.split("</title>")[0] in page.title()
+    assert page.evaluate("window.__pwned === undefined && document.querySelectorAll('main img, main script').length === 0")
+
+
+def test_a_phone_viewport_still_reads(visit, tmp_path):
+    v = visit(viewport={"width": 375, "height": 740}, device_scale_factor=2, is_mobile=True, has_touch=True)
+    scored = "score.html#battle_zone=35000&double_dunk=-1.5&name_this_game=12000&phoenix=9000&qbert=15000&sticky=0.25"
+    for relative in ("index.html", scored, "algorithms/dreamerv3.html", "games/qbert.html", "sources.html"):
+        page = v.open(relative)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, f"{relative}: the page is {width} px wide on a 375 px screen"
+        size = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+        assert size >= 13
+        heading = page.eval_on_selector("h1", "h => h.getBoundingClientRect().right")
+        assert heading <= 375
+        page.screenshot(path=str(tmp_path / (relative.split(".html")[0].replace("/", "_") + ".png")))
+    page = v.open("index.html")
+    assert page.is_visible("#row-count") and page.is_visible("select[name=regime]")
+    box = page.eval_on_selector("#leaderboard", "t => t.closest('.scroll').getBoundingClientRect().width")
+    assert math.isclose(box, 375 - 32, abs_tol=2)  # the table scrolls inside its box, the page does not
