@@ -114,3 +114,64 @@ def test_the_architecture_page_names_every_layer():
     text = DOCS.read_text(encoding="utf-8")
     for layer in set(LAYER_RANK) - {"_version"}:
         assert f"`{layer}/`" in text, f"docs/architecture.md does not describe {layer}/"
+
+
+def import_cycles() -> list[list[str]]:
+    """Groups of modules that import each other, directly or round a circle (lazy imports count too)."""
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {name: sorted({t for _, t in imported_modules(path) if t in modules and t != name})
+             for name, path in modules.items()}
+    order, low, stack, on_stack, cycles = {}, {}, [], set(), []
+
+    def visit(start):  # Tarjan's strongly connected components, iteratively
+        work = [(start, iter(graph[start]))]
+        order[start] = low[start] = len(order)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in order:
+                    order[child] = low[child] = len(order)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(graph[child])))
+                elif child in on_stack:
+                    low[node] = min(low[node], order[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == order[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    cycles.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in order:
+            visit(name)
+    return sorted(cycles)
+
+
+def test_no_two_modules_import_each_other():
+    # data/registry.py and data/validation.py did (Problem now lives in data/problems.py): a circle of
+    # imports means two ideas that are not separated yet.
+    assert import_cycles() == []
+
+
+def test_the_cycle_check_sees_a_circle(tmp_path, monkeypatch):
+    fake = tmp_path / "atari5_spec"
+    (fake / "data").mkdir(parents=True)
+    for folder in (fake, fake / "data"):
+        (folder / "__init__.py").write_text("")
+    (fake / "data" / "registry.py").write_text("def f():\n    from .validation import Problem\n")
+    (fake / "data" / "validation.py").write_text("from .registry import f\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    assert import_cycles() == [["atari5_spec.data.registry", "atari5_spec.data.validation"]]

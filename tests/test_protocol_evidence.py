@@ -162,10 +162,10 @@ def test_a_package_made_before_data_1_24_still_loads(package_copy):
 
 def test_filtered_leaderboard_names_the_peers_it_cannot_rank(dataset, run):
     board = leaderboard(dataset=dataset, regime="atari-100k")
-    unranked = {a: missing for a, _, missing in board.unranked}
-    assert unranked["iris"] == ("double_dunk", "name_this_game", "phoenix")
-    assert not set(unranked) & {r.algorithm_id for r in board.rows}
-    assert leaderboard(dataset=dataset).unranked == ()  # the default table is unchanged
+    incomplete = {a: missing for a, _, missing in board.incomplete}
+    assert incomplete["iris"] == ("double_dunk", "name_this_game", "phoenix")
+    assert not set(incomplete) & {r.algorithm_id for r in board.rows}
+    assert leaderboard(dataset=dataset).incomplete == ()  # the default table is unchanged
     code, out, _ = run("leaderboard", "--regime", "atari-100k")
     assert code == 0 and "Not ranked, without all Atari-5 games:" in out and "IRIS (no double_dunk" in out
 

@@ -14,6 +14,8 @@ import pytest
 
 from atari5_spec import cli
 from atari5_spec.analyses import report
+from atari5_spec.analyses.report import figures
+from atari5_spec.analyses.report import page as report_page
 from atari5_spec.data.errors import InputError
 
 # Every test here draws on the full analyses (several seconds to set up): the full run only.
@@ -92,7 +94,7 @@ def test_tables_use_display_names_and_percent(analyses, written):
     # Game and algorithm ids (battle_zone, agent57-style slugs with '-') never appear as table cells.
     assert "Name This Game" in cells and "Battle Zone" in cells and "Agent57" in cells
     assert not {"battle_zone", "name_this_game", "ms_pacman", "agent57"} & set(cells)
-    fairness, _ = report._fairness_tables(analyses)
+    fairness, _ = report_page._fairness_tables(analyses)
     assert fairness["mean_absolute_relative_error_percent"].between(1, 50).all()  # %, as the plot
 
 
@@ -117,7 +119,7 @@ def test_correlation_matrix_is_not_positive_semidefinite(analyses):
 
 @pytest.mark.slow
 def test_every_axis_says_its_unit(analyses):
-    for key, plot in report._PLOTS.items():
+    for key, plot in figures._PLOTS.items():
         figure = plot(analyses)
         for axes in figure.axes:
             labels = [axes.get_xlabel(), axes.get_ylabel()]
@@ -128,7 +130,7 @@ def test_every_axis_says_its_unit(analyses):
 
 
 def test_trivial_bars_are_marked(analyses):
-    figure = report.plot_per_game_r2(analyses)
+    figure = figures.plot_per_game_r2(analyses)
     legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
     assert any("by construction" in text for text in legend)
     hatched = [patch for patch in figure.axes[0].patches if patch.get_hatch()]
@@ -165,14 +167,14 @@ def test_report_renders_in_headless_chromium(written, tmp_path):
 def test_pictures_are_deterministic(analyses):
     def png_bytes():
         buffer = io.BytesIO()
-        report.plot_fairness(analyses).savefig(buffer, format="png", metadata={"Software": None})
+        figures.plot_fairness(analyses).savefig(buffer, format="png", metadata={"Software": None})
         return buffer.getvalue()
 
     assert png_bytes() == png_bytes()
 
 
 def test_correlation_order_groups_categories(analyses):
-    order = report.correlation_order(analyses.correlations, analyses.games)
+    order = figures.correlation_order(analyses.correlations, analyses.games)
     assert sorted(order) == sorted(analyses.correlations.index)
     category = analyses.games.set_index("game_id")["category"]
     runs = [category[g] for i, g in enumerate(order) if i == 0 or category[g] != category[order[i - 1]]]

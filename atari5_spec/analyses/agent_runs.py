@@ -19,6 +19,8 @@ messages.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -29,7 +31,7 @@ from ..data.ids import UnknownGameError, game_aliases, resolve_game
 from ..method.normalisation import human_normalised
 from ..method.training import canonical_games
 from .run_aggregates import RunAggregates, aggregate_runs
-from .runs_input import normalised_runs, runs_from_text
+from .runs_input import benchmark_runs, normalised_runs, read_runs, runs_from_text
 
 __all__ = ["RunsMatrix", "human_normalised_runs", "aggregate"]
 
@@ -54,6 +56,11 @@ class RunsMatrix(NamedTuple):
         """The matrix as a DataFrame: one row per run, one column per game."""
         return pd.DataFrame(self.scores, index=pd.Index(self.runs, name="run"), columns=self.games)
 
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p><b>RunsMatrix</b>: {html.escape(repr(self))}</p>" + self.to_frame()._repr_html_()
+
 
 def _resolved_games(games: Sequence[str] | None, dataset) -> list[str]:
     if games is None:
@@ -71,16 +78,42 @@ def _resolved_games(games: Sequence[str] | None, dataset) -> list[str]:
 def human_normalised_runs(algorithm_id: str, dataset=None, games: Sequence[str] | None = None) -> RunsMatrix:
     """``algorithm_id``'s runs x games matrix of human-normalised scores (fractions), rliable's shape.
 
+    Parameters
+    ----------
+    algorithm_id : str
+        An algorithm of data/algorithms.csv, e.g. ``"dreamerv3"``.
+    dataset : Dataset, optional
+        A loaded package (default: :func:`atari5_spec.load`).
+    games : sequence of str, optional
+        The columns, in any spelling (default: :data:`GAME_ORDER`).
+
+    Returns
+    -------
+    RunsMatrix
+        ``scores`` (n_runs, n_games) fractions (0 = random, 1 = the average
+        human), ``games``, ``runs``, ``source`` and ``note``; ``to_frame()``.
+
+    Raises
+    ------
+    InputError
+        Naming a requested game the algorithm has no score for.
+
+    Notes
+    -----
     Rows are the algorithm's per-seed final scores (data/seed_scores.csv) where
     the package has them, keeping the seeds present for every requested game
     (rliable needs a rectangle; ``note`` says how many runs were left out);
     otherwise one row, the published per-game numbers (data/scores.csv, the
-    rows fits use). Columns are ``games`` (any spelling), by default
-    :data:`GAME_ORDER`. A requested game the algorithm has no score for is an
-    InputError naming it.
+    rows fits use).
 
+    Examples
+    --------
+
+    >>> import atari5_spec
     >>> m = atari5_spec.human_normalised_runs("dreamerv3")
     >>> rliable_input = {"DreamerV3": m.scores}          # (runs, 57), games in m.games order
+    >>> m.scores.shape, m.games[0]
+    ((3, 57), 'alien')
     """
     if dataset is None:
         from ..data.loading import load
@@ -134,13 +167,23 @@ def human_normalised_runs(algorithm_id: str, dataset=None, games: Sequence[str] 
     return RunsMatrix(algorithm_id, fractions, columns, runs, source, note)
 
 
-def _runs_from_frame(runs: pd.DataFrame, dataset) -> Any:
-    """A long DataFrame (agent, game, seed, score; raw scores) through the runs file's own gate."""
+def _runs_from_frame(runs: pd.DataFrame, dataset) -> tuple[Any, list[str]]:
+    """A long DataFrame (agent, game, seed, score; raw scores) through the runs file's own gate, and its notes."""
     # The CSV gate is the one gate for runs: the frame is written as CSV text (floats round-trip exactly)
     # and read back, so a DataFrame gets the same checks and messages as a file.
     text = runs.to_csv(index=False)
     source = "runs DataFrame (line 2 is its first row)"
-    return normalised_runs(runs_from_text(text, source, dataset.games), dataset.games, source=source)
+    return _normalised(runs_from_text(text, source, dataset.games), dataset, source)
+
+
+def _runs_from_file(path: str | os.PathLike, dataset) -> tuple[Any, list[str]]:
+    """The command's runs file (agent,game,seed,score), read through the same gate as the command."""
+    return _normalised(read_runs(path, dataset.games), dataset, str(path))
+
+
+def _normalised(runs: pd.DataFrame, dataset, source: str) -> tuple[Any, list[str]]:
+    kept, notes = benchmark_runs(runs, dataset.games, source)  # games outside the 57: left out, said so
+    return normalised_runs(kept, dataset.games, source=source), notes
 
 
 def _runs_from_arrays(runs: Mapping[str, Any], games: Sequence[str] | None, dataset) -> tuple[dict, list]:
@@ -164,30 +207,71 @@ def aggregate(runs, games: Sequence[str] | None = None, n_resamples: int = 2000,
               seed: int = 0, dataset=None) -> RunAggregates:
     """The ``atari5-spec aggregate`` computation on your own runs, from a notebook.
 
-    ``runs`` is either a long DataFrame of **raw** scores with columns agent,
-    game, seed, score (any game spelling; the command's CSV as a frame), or
-    ``{agent: array (n_runs, n_games)}`` of human-normalised **fractions**
-    (rliable's shape) with ``games`` naming the columns (default: the 57
-    benchmark games, :data:`GAME_ORDER`). The result's ``to_frame()`` is a
-    DataFrame of every metric with its interval.
+    Parameters
+    ----------
+    runs : path, DataFrame or dict
+        The command's runs file (a CSV with columns agent, game, seed, score),
+        the same as a long DataFrame of **raw** scores (any game spelling), or
+        ``{agent: array (n_runs, n_games)}`` of human-normalised **fractions**
+        (rliable's shape).
+    games : sequence of str, optional
+        With arrays only: the columns (default: the 57 benchmark games,
+        :data:`GAME_ORDER`).
+    n_resamples : int, default 2000
+        Stratified bootstrap resamples (seeds within each game).
+    confidence : float, default 0.95
+        The intervals' level.
+    seed : int, default 0
+        The bootstrap's random seed (same inputs and seed, same intervals).
+    dataset : Dataset, optional
+        A loaded package (default: :func:`atari5_spec.load`).
+
+    Returns
+    -------
+    RunAggregates
+        IQM, median, mean and optimality gap with intervals, probability of
+        improvement, performance profiles, Welch tests; ``to_frame()`` is a
+        DataFrame of every metric with its interval; ``notes`` says what the
+        command prints as notes (games outside the 57 left out, zero-width
+        intervals with one run per game).
+
+    Raises
+    ------
+    InputError
+        As the command: naming the file (or the frame's row), line and column.
     """
+    from ..data.limits import MAX_RESAMPLES
+
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or not 1 <= n_resamples <= MAX_RESAMPLES:
+        raise InputError(f"n_resamples (--resamples) {n_resamples!r}: give a number of bootstrap resamples from 1 "
+                         f"to {MAX_RESAMPLES:,}")
+    if not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise InputError(f"confidence (--confidence) {confidence!r}: give a level between 0 and 1, e.g. 0.95")
     if dataset is None:
         from ..data.loading import load
 
         dataset = load()
-    if isinstance(runs, pd.DataFrame):
+    notes: list[str] = []
+    if isinstance(runs, (str, os.PathLike)):
+        if games is not None:
+            raise InputError("games= goes with arrays; a runs file names its games in the 'game' column")
+        normalised, notes = _runs_from_file(Path(runs), dataset)
+        scores, columns = normalised.scores, normalised.games
+    elif isinstance(runs, pd.DataFrame):
         if games is not None:
             raise InputError("games= goes with arrays; a DataFrame names its games in the 'game' column")
-        normalised = _runs_from_frame(runs, dataset)
+        normalised, notes = _runs_from_frame(runs, dataset)
         scores, columns = normalised.scores, normalised.games
     elif isinstance(runs, Mapping):
         scores, columns = _runs_from_arrays(runs, games, dataset)
     else:
-        raise InputError(f"runs: expected a DataFrame (agent, game, seed, score) or {{agent: array}}, "
+        raise InputError(f"runs: expected a runs file, a DataFrame (agent, game, seed, score) or {{agent: array}}, "
                          f"not {type(runs).__name__}")
     if not scores:
         raise InputError("runs: no agents")
     try:
-        return aggregate_runs(scores, columns, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        result = aggregate_runs(scores, columns, n_resamples=n_resamples, confidence=confidence, seed=seed)
     except ValueError as error:
         raise InputError(str(error)) from None
+    return result._replace(notes=(*notes, *result.notes))

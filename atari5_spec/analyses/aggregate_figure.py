@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .report import PNG_METADATA, new_figure
+from .report.figures import PNG_METADATA, new_figure
 from .run_aggregates import METRICS, RunAggregates
 
 __all__ = ["plot_run_aggregates", "write_run_aggregates_figure"]
@@ -67,6 +67,9 @@ def plot_run_aggregates(result: RunAggregates):
     matrix_axes.set_ylabel("X")
     matrix_axes.set_title("Probability of improvement P(X > Y)")
     figure.colorbar(image, ax=matrix_axes, shrink=0.8, label="P(X > Y) (probability, 0-1)")
+    degenerate = [note for note in result.notes if "zero width" in note]
+    if degenerate:  # zero-width bars are not precision: say so on the picture itself
+        figure.suptitle("note: " + "; ".join(degenerate), fontsize=8, color="firebrick", wrap=True)
     return figure
 
 

@@ -324,6 +324,7 @@ class RunAggregates(NamedTuple):
     n_resamples: int
     confidence: float
     seed: int
+    notes: tuple = ()            # games left out, degenerate intervals (one run per game), ...
 
     def to_frame(self) -> pd.DataFrame:
         """Every agent's metrics with their intervals: one row per agent, (metric, estimate|low|high) columns."""
@@ -337,9 +338,29 @@ class RunAggregates(NamedTuple):
     def __repr__(self) -> str:
         iqm = self.metrics[self.metrics["metric"] == "iqm"]
         shown = ", ".join(f"{r.agent}: IQM {r.estimate:.3f} [{r.low:.3f}, {r.high:.3f}]" for r in iqm.itertuples())
+        notes = f"; {len(self.notes)} note(s) in .notes" if self.notes else ""
         return (f"RunAggregates({len(self.seeds)} agents x {len(self.games)} games, {self.confidence:.0%} "
                 f"stratified bootstrap, {self.n_resamples} resamples, seed {self.seed}; {shown}; .to_frame() "
-                "for every metric)")
+                f"for every metric{notes})")
+
+    def _repr_html_(self) -> str:
+        """Every agent's metrics with their intervals (to_frame()), and the notes, for Jupyter."""
+        import html
+
+        notes = "".join(f"<p>note: {html.escape(n)}</p>" for n in self.notes)
+        return (f"<p><b>RunAggregates</b>: {len(self.seeds)} agents x {len(self.games)} games, {self.confidence:.0%} "
+                f"stratified bootstrap over seeds, {self.n_resamples} resamples, seed {self.seed}</p>"
+                + self.to_frame()._repr_html_() + notes)
+
+
+def degenerate_interval_notes(scores: dict) -> list[str]:
+    """A note for each agent with one run per game: a bootstrap over one run cannot vary, its intervals are points."""
+    single = [agent for agent, matrix in scores.items() if matrix.shape[0] == 1]
+    if not single:
+        return []
+    return [f"{', '.join(map(escaped, single))}: one run per game, so {'its' if len(single) == 1 else 'their'} "
+            "intervals have zero width: a bootstrap over seeds cannot vary a single run, and says nothing about "
+            "run-to-run variation (give 3 or more runs per game; rliable recommends 5 or more)"]
 
 
 def aggregate_runs(scores: dict, games: list, n_resamples: int = 2000, confidence: float = 0.95,
@@ -391,6 +412,7 @@ def aggregate_runs(scores: dict, games: list, n_resamples: int = 2000, confidenc
         welch=pd.DataFrame.from_records(welch_rows, columns=["agent_x", "agent_y", "wins", "losses", "ties"]),
         games=list(games), seeds={agent: int(scores[agent].shape[0]) for agent in agents},
         n_resamples=int(n_resamples), confidence=float(confidence), seed=int(seed),
+        notes=tuple(degenerate_interval_notes(scores)),
     )
 
 
@@ -466,6 +488,7 @@ def run_aggregates_as_dict(result: RunAggregates) -> dict:
         "probability_of_improvement": [
             {"x": row.agent_x, "y": row.agent_y, "probability": float(row.probability), "low": float(row.low),
              "high": float(row.high)} for row in result.improvement.itertuples(index=False)],
+        "notes": list(result.notes),
         "welch_tests": {"alpha": WELCH_ALPHA, "pairs": [
             {"x": row.agent_x, "y": row.agent_y, "wins": int(row.wins), "losses": int(row.losses),
              "ties": int(row.ties)} for row in result.welch.itertuples(index=False)]},

@@ -27,7 +27,7 @@ from ..data.ids import UnknownGameError, game_aliases, resolve_game, run_id
 from ..data.limits import MAX_AGENTS, MAX_RUNS_PER_GAME, MAX_SCORE_ROWS, escaped, refuse_nul
 from ..scoring.input import parse_score
 
-__all__ = ["RUN_COLUMNS", "read_runs", "runs_from_text", "AgentRuns", "normalised_runs"]
+__all__ = ["RUN_COLUMNS", "read_runs", "runs_from_text", "benchmark_runs", "AgentRuns", "normalised_runs"]
 
 RUN_COLUMNS = {"agent": ("agent", "algorithm"), "game": ("game", "env", "environment"),
                "seed": ("seed", "run"), "score": ("score", "return")}
@@ -130,6 +130,25 @@ def read_runs(path: str | Path, games: pd.DataFrame) -> pd.DataFrame:
         line = data[:error.start].count(b"\n") + 1
         raise InputError(f"{path}, line {line}: not UTF-8 (byte {data[error.start]:#04x}): save the file as UTF-8") from None
     return runs_from_text(text, str(path), games)
+
+
+def benchmark_runs(runs: pd.DataFrame, games: pd.DataFrame, source: str = "runs") -> tuple[pd.DataFrame, list[str]]:
+    """The runs of the 57 benchmark games, and a note naming the games left out.
+
+    Games outside the 57 (Air Raid, Pooyan, Adventure, ...; the SLM-Lab and
+    ChainerRL tables have 59 to 62 games) have no random and human scores, so
+    they cannot be normalised: they are left out and the note says so. The
+    command and :func:`atari5_spec.aggregate` both pass through here.
+    """
+    benchmark = set(games.loc[games["in_57"].astype(bool), "game_id"])
+    outside = sorted(set(runs["game_id"]) - benchmark)
+    if not outside:
+        return runs, []
+    kept = runs[runs["game_id"].isin(benchmark)]
+    if kept.empty:
+        raise InputError(f"{source}: no runs of the 57 benchmark games (only {', '.join(outside)})")
+    return kept, [f"ignored, outside the 57 games of the benchmark (no random and human scores): "
+                  f"{', '.join(outside)}"]
 
 
 class AgentRuns(NamedTuple):

@@ -32,10 +32,11 @@ def _cmd_irt(args) -> int:
 def _cmd_aggregate(args) -> int:
     import json
 
-    from ..analyses.run_aggregates import aggregate_runs, format_run_aggregates, run_aggregates_as_dict
-    from ..analyses.runs_input import normalised_runs, read_runs
+    from ..analyses.agent_runs import aggregate
+    from ..analyses.run_aggregates import format_run_aggregates, run_aggregates_as_dict
     from ..data.limits import MAX_RESAMPLES
     from ..data.loading import load
+    from ..data.paths import output_file
 
     if not 1 <= args.resamples <= MAX_RESAMPLES:
         raise InputError(f"--resamples {args.resamples}: give a number of bootstrap resamples from 1 to "
@@ -46,20 +47,12 @@ def _cmd_aggregate(args) -> int:
         from ..analyses.report import require_matplotlib
 
         require_matplotlib()  # fail before the bootstrap when the plot extra is missing
-    games = load(args.path).games
-    runs = read_runs(args.runs, games)
-    # Games outside the 57 (Air Raid, Pooyan, Adventure, ...) have no random and human scores: left out, said so.
-    benchmark = set(games.loc[games["in_57"].astype(bool), "game_id"])
-    outside = sorted(set(runs["game_id"]) - benchmark)
-    if outside:
-        print(f"note: ignored, outside the 57 games of the benchmark (no random and human scores): "
-              f"{', '.join(outside)}", file=sys.stderr)
-        runs = runs[runs["game_id"].isin(benchmark)]
-        if runs.empty:
-            raise InputError(f"{args.runs}: no runs of the 57 benchmark games")
-    runs = normalised_runs(runs, games, source=args.runs)
-    result = aggregate_runs(runs.scores, runs.games, n_resamples=args.resamples, confidence=args.confidence,
-                            seed=args.seed)
+        output_file(args.figure, "--figure")  # the output policy, checked before any work (and again when writing)
+    # The API function, so a notebook gets the same gate and the same notes (games outside the 57, one run per game).
+    result = aggregate(args.runs, n_resamples=args.resamples, confidence=args.confidence, seed=args.seed,
+                       dataset=load(args.path))
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
     print(json.dumps(run_aggregates_as_dict(result), indent=2) if args.json else format_run_aggregates(result))
     if args.figure:
         from ..analyses.aggregate_figure import write_run_aggregates_figure

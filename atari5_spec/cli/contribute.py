@@ -32,6 +32,8 @@ def _cmd_report(args) -> int:
 
     if not args.changed and not args.paths:
         raise InputError("give submission folders, or --changed BASE..HEAD to review the ones a revision range changes")
+    if args.out:
+        output_file(args.out)  # the output policy, checked before any work (and again when writing)
     root = package_root(args.package)
     changed = changed_files(root, args.changed) if args.changed else None
     # Named relative to the current folder when inside it, so that the comment says contributions/<id>/scores.csv.
@@ -41,7 +43,6 @@ def _cmd_report(args) -> int:
     summaries = [summarise_submission(f, root, dataset=dataset, board=board) for f in folders]
     text = report_markdown(summaries, changed) if args.markdown else report_text(summaries) + "\n"
     if args.out:
-        output_file(args.out)
         write_output(args.out, text)
     else:
         sys.stdout.write(text)

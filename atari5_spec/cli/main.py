@@ -69,8 +69,50 @@ def disk_error_text(error: OSError) -> str:
     return " ".join(f"{path}: {what}".split())  # one line, whatever the message holds
 
 
+class SuggestingParser(argparse.ArgumentParser):
+    """An ArgumentParser whose mistakes are told by the (sub)command that made them, with a suggestion.
+
+    ``atari5-spec score --scroe 3`` prints the usage of ``score`` (argparse would print the top-level
+    usage) and "did you mean --score?"; a misspelled command or choice gets the nearest valid one.
+    Subcommand parsers are of this class too (argparse makes them of their parent's class).
+    """
+
+    def parse_known_args(self, args=None, namespace=None):
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:  # the innermost (sub)command sees them first: its usage is the one to show
+            self.error(f"unrecognized arguments: {' '.join(extras)}{self._option_hint(extras)}")
+        return parsed, extras
+
+    def _option_hint(self, extras) -> str:
+        import difflib
+
+        options = [o for action in self._actions for o in action.option_strings
+                   if action.help is not argparse.SUPPRESS and o.startswith("--")]
+        hints = []
+        for extra in extras:
+            if extra.startswith("-"):
+                close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1, cutoff=0.6)
+                if close:
+                    hints.append((extra.split("=", 1)[0], close[0]))
+        if len(hints) == 1 and len(extras) == 1:
+            return f" (did you mean {hints[0][1]}?)"
+        return f" ({'; '.join(f'{given}: did you mean {near}?' for given, near in hints)})" if hints else ""
+
+    def error(self, message):
+        import difflib
+        import re
+
+        found = re.search(r"invalid choice: '?([^'\s]*)'?.*\(choose from (.*)\)", message)
+        if found:
+            choices = [c.strip().strip("'\"") for c in found.group(2).split(",")]
+            close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.5)
+            if close:
+                message += f"; did you mean '{close[0]}'?"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog="atari5-spec",
         description="The Atari-5 benchmark: validate the data package, verify pinned coefficients, "
                     "score an agent from its five games.")

@@ -139,13 +139,9 @@ def _cmd_cite(args) -> int:
 # --- export ----------------------------------------------------------------------------------------------------
 
 def _cmd_export(args) -> int:
-    from ..data.datapackage import package_root
-    from ..data.export import export_package
-    from ..scoring import citation as cite
+    from ..scoring.release import export
 
-    root = package_root(args.path)
-    cff = cite.as_cff(cite.citation(root=root)).encode("utf-8")
-    result = export_package(root, args.out, {"CITATION.cff": cff})
+    result = export(args.out, args.path)
     print(f"wrote {result.folder}/ ({result.n_files} files)")
     print(f"wrote {result.zip_path} ({result.zip_bytes:,} bytes)")
     return 0

@@ -105,12 +105,20 @@ def add_scoring_commands(commands) -> None:
         ", beside its true 57-game median where it has at least 40 games. Give your scores to see your rank. "
         "Compare Atari-5 scores with Atari-5 scores, never with medians (paper section 8)."))
     _add_score_inputs(p, "the five Atari-5 games")
-    p.add_argument("--regime", default=None, help="only entries of this training regime (atari-100k, 10M, 200M, ...); "
-                                                  "Atari 100k entries are ranked only here")
-    p.add_argument("--sticky", choices=("yes", "no", "unknown", "not-stated"), default=None,
+    # One vocabulary for the protocol across commands: --sticky-actions and --frames STATE your runs' protocol
+    # (score); --only-<the same word> SELECTS peers by theirs. The 1.0.0 spellings stay as hidden aliases.
+    p.add_argument("--only-regime", dest="regime", default=None, metavar="REGIME",
+                   help="only entries of this training regime (atari-100k, 10M, 200M, ...); Atari 100k entries are "
+                        "ranked only here")
+    p.add_argument("--only-sticky-actions", dest="sticky", choices=("yes", "no", "unknown", "not-stated"), default=None,
                    help="only entries with sticky actions (yes), without (no), whose source does not say (unknown), "
                         "or whose paper was read and is silent on it (not-stated, data/protocol_evidence.csv)")
-    p.add_argument("--frames", default=None, metavar="N", help="only entries trained for N frames (200M, 400k, 10M)")
+    p.add_argument("--only-frames", dest="frames", default=None, metavar="N",
+                   help="only entries trained for N frames (200M, 400k, 10M)")
+    p.add_argument("--regime", dest="regime", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--sticky", dest="sticky", choices=("yes", "no", "unknown", "not-stated"), default=None,
+                   help=argparse.SUPPRESS)
+    p.add_argument("--frames", dest="frames", default=None, help=argparse.SUPPRESS)
     p.set_defaults(run=_cmd_leaderboard)
 
 
@@ -179,7 +187,7 @@ def _warn(messages) -> None:
 def _prediction_json(interval) -> dict | None:
     if interval is None:
         return None
-    out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in interval._asdict().items()}
+    out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in interval.as_dict().items()}
     out["interval"] = [out["low"], out["high"]]
     return out
 
@@ -520,47 +528,62 @@ def _cmd_leaderboard(args) -> int:
     if args.json:
         print(json.dumps({"subset": board.subset, "coefficients": board.coefficients_version,
                           "signature": board.signature, "advice": COMPARISON_ADVICE,
-                          "user": ({"estimate": board.user_estimate, "rank": board.user_rank}
+                          "user": ({"estimate": board.user_estimate, "rank": board.user_rank,
+                                    "median": board.user_median}
                                    if board.user_estimate is not None else None),
                           "rows": [r._asdict() for r in board.rows],
-                          "unranked": [{"algorithm_id": a, "name": n, "missing_games": list(m)}
-                                       for a, n, m in board.unranked]}, indent=2))
+                          "references": [r._asdict() for r in board.references],
+                          "n_in_dataset": board.n_in_dataset,
+                          "unranked": [{"reason": why, "entries": n} for why, n in board.unranked],
+                          "incomplete": [{"algorithm_id": a, "name": n, "missing_games": list(m)}
+                                         for a, n, m in board.incomplete]}, indent=2))
         return 0
     name = board.subset
-    print(f"{name} scores of the {len(board.rows)} algorithms in the dataset with all {name} games "
+    print(f"{name} scores: {len(board.rows)} algorithms ranked of the {board.n_in_dataset} entries in the dataset "
           f"(coefficients {board.coefficients_version})" + (f", {', '.join(board.filters)}." if board.filters else "."))
+    if board.unranked:
+        print(f"Not ranked ({board.n_in_dataset - len(board.rows)}): "
+              + "; ".join(f"{n} {why}" for why, n in board.unranked) + ".")
     print(f"The 57-game median is shown for orientation where an algorithm has >= {MIN_GAMES_FOR_MEDIAN} games; "
           "the protocol columns say how the numbers were made ('-': the source does not say).")
     if board.other_regimes:
         print(f"Entries with short training budgets ({', '.join(board.other_regimes)}) are ranked among their peers: "
-              f"--regime {board.other_regimes[-1]}.")
+              f"--only-regime {board.other_regimes[-1]}.")
     print(f"\n  {'rank':>4}  {'algorithm':<34} {name:>10} {'median':>10} {'games':>5}  "
           f"{'regime':>10} {'frames':>7} {'sticky':>6} {'statistic':<21} {'seeds':>5}")
-    user_line = (f"  {'->':>4}  {'your agent':<34} {_number(board.user_estimate):>10}"
-                 if board.user_estimate is not None else None)
+    user_line = (f"  {'->':>4}  {'your agent':<34} {_number(board.user_estimate):>10} "
+                 f"{_number(board.user_median):>10}" if board.user_estimate is not None else None)
+    def shown(value):
+        return "-" if value is None else str(value)
+
+    def line(row, rank: str) -> str:
+        label = printable(row.name) if row.kind == "agent" else f"{printable(row.name)} (reference, not ranked)"
+        frames = "-" if row.training_frames is None else format_frames(int(row.training_frames))
+        return (f"  {rank:>4}  {label[:34]:<34} {_number(row.estimate):>10} {_number(row.median):>10} "
+                f"{row.n_games:>5}  {shown(row.regime):>10} {frames:>7} {shown(row.sticky_action_probability):>6} "
+                f"{shown(row.statistic):<21} {shown(row.seeds):>5}")
+
+    references = list(board.references)
     for row in board.rows:
+        while references and references[0].estimate > row.estimate:  # the reference line at its score
+            print(line(references.pop(0), "--"))
         if user_line and row.rank == board.user_rank:
             print(user_line)
             user_line = None
-        label = printable(row.name) if row.kind == "agent" else f"{printable(row.name)} ({row.kind})"
-        def shown(value):
-            return "-" if value is None else str(value)
-
-        frames = "-" if row.training_frames is None else format_frames(int(row.training_frames))
-        print(f"  {row.rank:>4}  {label[:34]:<34} {_number(row.estimate):>10} {_number(row.median):>10} "
-              f"{row.n_games:>5}  {shown(row.regime):>10} {frames:>7} {shown(row.sticky_action_probability):>6} "
-              f"{shown(row.statistic):<21} {shown(row.seeds):>5}")
+        print(line(row, str(row.rank)))
+    for reference in references:
+        print(line(reference, "--"))
     if user_line:
         print(user_line)
     if board.user_rank is not None:
         print(f"\nYour agent: {name} {_number(board.user_estimate)}, rank {board.user_rank} of {len(board.rows) + 1}.")
     elif observations:
         print(f"\nYour agent has no {name} score: some of its games are missing (see `atari5-spec score`).")
-    if 0 < len(board.unranked) <= 20:
+    if 0 < len(board.incomplete) <= 20:
         print(f"\nNot ranked, without all {name} games: " + "; ".join(
-            f"{printable(n)} (no {', '.join(m)})" for _, n, m in board.unranked) + ".")
-    elif board.unranked:
-        print(f"\n{len(board.unranked)} more entries pass the filter without all {name} games (listed by --json).")
+            f"{printable(n)} (no {', '.join(m)})" for _, n, m in board.incomplete) + ".")
+    elif board.incomplete:
+        print(f"\n{len(board.incomplete)} more entries pass the filter without all {name} games (listed by --json).")
     print(f"\n{COMPARISON_ADVICE}")
     print(f"signature: {board.signature}")
     return 0

@@ -33,6 +33,24 @@ class Dataset(NamedTuple):
     protocol_evidence: pd.DataFrame | None = None  # where each protocol fact is stated (data package 1.25)
     cross_checks: pd.DataFrame | None = None    # one algorithm's numbers from two sources, compared (1.25)
 
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        return [(name, getattr(self, name)) for name in TABLES if getattr(self, name) is not None]
+
+    def __repr__(self) -> str:
+        """One line (the default repr printed every table in full): version, folder, rows per table."""
+        sizes = ", ".join(f"{name} {len(frame):,}" for name, frame in self._tables())
+        return f"Dataset(data package {self.version} at {self.root}; rows: {sizes})"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<tr><th style=\"text-align:left\">{name}</th><td>{len(frame):,}</td>"
+                       f"<td style=\"text-align:left\">{html.escape(', '.join(map(str, frame.columns)))}</td></tr>"
+                       for name, frame in self._tables())
+        return (f"<table><caption style=\"text-align:left\"><b>Dataset</b>: data package {html.escape(self.version)}"
+                f"</caption><thead><tr><th>table</th><th>rows</th><th>columns</th></tr></thead><tbody>{rows}"
+                "</tbody></table>")
+
 
 _PATTERNS = {
     # Plain decimal or scientific notation in ASCII digits ([0-9], not \d, which takes any script's
@@ -127,9 +145,31 @@ def read_table(path: Path | str, schema: dict, data: bytes | None = None) -> pd.
 def load(path: str | Path | None = None) -> Dataset:
     """Load the data package (by default the copy installed with atari5_spec).
 
+    Parameters
+    ----------
+    path : str or Path, optional
+        A data package folder (one holding datapackage.json). Default: the
+        package you are in (the current folder or the nearest one above it),
+        else the installed copy.
+
+    Returns
+    -------
+    Dataset
+        Tidy pandas frames, one per table: ``games``, ``algorithms``,
+        ``scores``, ``seed_scores``, ``budget_scores``, ``sources``, typed by
+        the Table Schemas in schemas/.
+
+    Raises
+    ------
+    InputError
+        When a table cannot be read (the message names file, line and column).
+
+    Examples
+    --------
     >>> import atari5_spec
     >>> data = atari5_spec.load()
-    >>> data.scores.head()          # one row per published number
+    >>> list(data.scores.columns[:3])          # one row per published number
+    ['score_id', 'algorithm_id', 'game_id']
     """
     from .transaction import read_consistently
 

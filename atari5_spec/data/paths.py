@@ -158,22 +158,27 @@ def inside_a_package(path: Path | str) -> Path | None:
     return next(folders_with_descriptor(path), None)
 
 
-def output_directory(out: Path | str, option: str = "--out") -> Path:
-    """``out`` as a folder to write outputs into, created if missing; InputError when the policy refuses it."""
+def output_directory(out: Path | str, option: str = "--out", file: Path | str | None = None) -> Path:
+    """``out`` as a folder to write outputs into, created if missing; InputError when the policy refuses it.
+
+    ``file``: the output file the folder is for; errors then name it (``--figure out.png``, not ``.``).
+    """
     out = Path(out)
+    shown = f"{option} {file}: its folder {out}" if file is not None else f"{option} {out}"
     if out.is_symlink():
-        raise InputError(f"{option} {out}: is a symbolic link; outputs are not written through links: "
+        raise InputError(f"{shown}: is a symbolic link; outputs are not written through links: "
                          "give a real folder")
     if out.exists() and not out.is_dir():
-        raise InputError(f"{option} {out}: exists and is not a folder: give a new or an existing folder")
+        raise InputError(f"{shown}: exists and is not a folder: give a new or an existing folder")
     package = inside_a_package(out)
     if package is not None:
-        raise InputError(f"{option} {out}: is inside the data package {package}; outputs never go into a package "
-                         "(they could overwrite its data or the paper's reference tables): give a folder outside it")
+        raise InputError(f"{shown}: is inside the data package {package}; outputs never go into a package "
+                         "(they could overwrite its data or the paper's reference tables): give a "
+                         f"{'file' if file is not None else 'folder'} outside it")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise InputError(f"{option} {out}: cannot create the folder ({error.strerror})") from None
+        raise InputError(f"{shown}: cannot create the folder ({error.strerror})") from None
     return out
 
 
@@ -224,7 +229,7 @@ def output_file(path: Path | str, option: str = "--out", submission_file: bool =
         except OSError as error:
             raise InputError(f"{option} {path}: cannot create the folder ({error.strerror})") from None
         return path
-    output_directory(path.parent if str(path.parent) else Path("."), option)
+    output_directory(path.parent if str(path.parent) else Path("."), option, file=path)
     return path
 
 

@@ -82,7 +82,7 @@ def registered_bytes(root: Path, relative: str, pinned: bool = False) -> bytes |
 
 def registry_problems(root: Path) -> list:
     """Every disagreement between the registries and the files, as validation Problems."""
-    from .validation import Problem
+    from .problems import Problem
 
     root = Path(root)
     problems = []

@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -30,28 +29,11 @@ from .errors import InputError
 from .limits import MAX_ABS_SCORE, control_character_problem
 from .loading import PANDAS_DTYPES, TABLES, Dataset, TableReadError, load
 from .paths import regular_file_problem
+from .problems import Problem, format_problems
 from .rawvalues import raw_value_number
 
 __all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
            "frictionless_problems", "in_background", "descriptor_problems"]
-
-
-class Problem(NamedTuple):
-    """One thing wrong with the package, located and with a fix."""
-
-    file: str
-    row: int | None  # line number in the file (header is line 1); None for file-level problems
-    column: str | None
-    message: str
-    fix: str
-
-    def __str__(self) -> str:
-        where = self.file + (f", line {self.row}" if self.row else "") + (f", column {self.column!r}" if self.column else "")
-        return f"{where}: {self.message}\n    fix: {self.fix}"
-
-
-def format_problems(problems: list[Problem]) -> str:
-    return "\n".join(str(p) for p in problems)
 
 
 # --- Frictionless ----------------------------------------------------------
@@ -491,8 +473,24 @@ def interrupted_commit_problems(root: Path) -> list[Problem]:
 
 
 def validate_package(path: str | Path | None = None, structure=None, data: Dataset | None = None) -> list[Problem]:
-    """Every problem in the package at ``path``; checked again when a commit changed the package meanwhile
-    (a merge finishing during validation is not a hash mismatch). See :func:`_validate_once`."""
+    """Every problem in the data package: structure, types, keys and hashes (Frictionless), data rules (pandera).
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        The package folder (default: the one you are in, else the installed copy).
+
+    Returns
+    -------
+    list of Problem
+        Empty when the package is valid; each problem names the file, the
+        line (header = line 1), the column, what is wrong and how to fix it.
+
+    Notes
+    -----
+    Checked again when a commit changed the package meanwhile (a merge
+    finishing during validation is not a hash mismatch).
+    """
     from .transaction import generation
 
     root = package_root(path, recover=False)

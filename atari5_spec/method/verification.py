@@ -203,8 +203,28 @@ def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress
 
 def verify(path: str | Path | None = None, search: bool = True, validate: bool = True,
            progress: Callable | None = None) -> list[Check]:
-    """Run every check; the release is good when every returned Check is ok.
+    """Recompute every pinned number from the data; the release is good when every returned check is ok.
 
+    Parameters
+    ----------
+    path : str or Path, optional
+        The package folder (default: the one you are in, else the installed copy).
+    search : bool, default True
+        Also rerun the paper's staged subset search (the slowest check).
+    validate : bool, default True
+        Also validate the package (:func:`atari5_spec.validate`).
+    progress : callable, optional
+        Called with progress messages.
+
+    Returns
+    -------
+    list of Check
+        One per check (validation, every pinned coefficient version at
+        absolute tolerance 1e-9, the paper's printed tables, the search),
+        each with ``ok`` and what differs.
+
+    Notes
+    -----
     The version checks run even when validation fails (e.g. a changed score
     breaks its file's hash), so that the report names what no longer reproduces.
     """

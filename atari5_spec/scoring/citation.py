@@ -127,10 +127,26 @@ def citation(coefficients=None, signature: str | None = None, sources: bool = Fa
              root: Path | None = None) -> Citation:
     """What to cite for a number computed by this install, or by the versions a ``signature`` names.
 
-    ``coefficients``: a version name (default: the default version, or the
-    signature's). With a signature, its code, data, coefficient and
-    calibration versions are cited (a signature of another release is cited
-    as that release; its date is then not known here).
+    Parameters
+    ----------
+    coefficients : str, optional
+        A coefficient version name (default: the default version, or the signature's).
+    signature : str, optional
+        A signature line: its code, data, coefficient and calibration versions
+        are cited (a signature of another release is cited as that release;
+        its date is then not known here).
+    sources : bool, default False
+        Also list the data's sources (papers and repositories) with how many
+        numbers each gave.
+    root : Path, optional
+        The package (default: the one you are in, else the installed copy).
+
+    Returns
+    -------
+    Citation
+        The versions and sources; ``as_bibtex``, ``as_cff``, ``as_apa`` and
+        ``as_json`` in :mod:`atari5_spec.scoring.citation` format it, as
+        ``atari5-spec cite --format`` does.
     """
     parsed = parse_signature(signature) if signature else None
     version = coefficients or (parsed.coefficients if parsed else None)

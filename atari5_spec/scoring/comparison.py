@@ -1,7 +1,10 @@
 """An agent against its leaderboard neighbours: a ratio interval per neighbour, with the per-pair guarantee.
 
+>>> import atari5_spec.scoring.comparison
+>>> my_scores = {"battle_zone": 35000, "double_dunk": -1.5, "name_this_game": 12000, "phoenix": 9000, "qbert": 15000}
 >>> comparisons = atari5_spec.scoring.comparison.neighbour_comparisons(my_scores, k=2)
->>> [(c.row.name, c.relative.prediction_interval.statement) for c in comparisons]
+>>> [(c.row.name, c.relative.prediction_interval.decision) for c in comparisons]  # doctest: +ELLIPSIS
+[('C51', 'cannot tell'), ...]
 
 Each neighbour is a dataset algorithm ranked just above or below the agent on
 the leaderboard (its published per-game numbers, scored with the same pinned

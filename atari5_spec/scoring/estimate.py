@@ -48,7 +48,10 @@ from ..data.ids import game_aliases, game_key
 from ..method.calibration import Calibration, prediction_interval, read_calibration, sticky_from_game_ids
 from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
+from .display import result_html
 from .input import Observation, group_runs, observations_from_object
+from .intervals import SEED_ONLY, PredictionInterval, SeedInterval, interval_text, seed_interval
+from .protocol_check import ProtocolCheck
 from .signature import TRANSFORM_LABEL, Signature, data_version_of, parse_signature, signature
 
 __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "PredictionInterval", "SEED_ONLY",
@@ -67,13 +70,8 @@ IMPLAUSIBLY_HIGH_FACTOR = 10.0
 # ... or when it is below random by more than the human-random gap (Z < -100)
 # and below every published score for the game.
 IMPLAUSIBLY_LOW_Z = -100.0
-SEED_ONLY = "seed-to-seed variation only (a bootstrap over seeds), NOT where the 57-game median lies"
 # Resamples are drawn in one array per game (resamples x seeds): bound its size.
 MAX_BOOTSTRAP = 1_000_000
-
-
-def interval_text(interval) -> str:
-    return "None" if interval is None else f"({interval[0]:.1f}, {interval[1]:.1f})"
 
 
 class BootstrapSettings(NamedTuple):
@@ -85,67 +83,30 @@ class BootstrapSettings(NamedTuple):
     method: str = BOOTSTRAP_METHOD
 
 
-class PredictionInterval(NamedTuple):
-    """Where the agent's 57-game median lies, at ``level``: model error (out of sample) and seed noise."""
-
-    low: float
-    high: float
-    level: float
-    calibration: str          # "<version>@<8 hex>": the pinned errors it is calibrated on
-    n_errors: int
-    log_half_width: float     # the model-error part, in log10(1 + z)
-    seed_part: str            # how seed noise entered (or why it could not)
-    coverage: str             # measured coverage on held-out agents
-    covers: str = ("the agent's median human-normalised score over the 57 games, including the model's "
-                   "out-of-sample error (agents it did not see) and, with several seeds, seed-to-seed variation")
-    range: str = "pooled"     # 'in range' (estimate >= 40), 'extrapolation' (below), 'pooled' (the first calibration)
-    method: str = ""          # the calibration's rule
-    claim: str = ""           # 'shown' or 'widened' (method/claims.py; '' for calibrations before claims)
-    claim_reason: str = ""    # one line: why shown as calibrated or widened
-    widening: float = 1.0     # the factor the model part was widened by
-    evidence: dict | None = None  # the measured coverage behind ``coverage``: agents, runs, papers, exact interval
-
-    def half_widths(self, estimate: float) -> tuple[float, float]:
-        """(below, above): the interval's half-widths in log10(1 + z) around ``estimate``."""
-        centre = math.log10(1.0 + max(estimate, 0.0))
-        below = centre - math.log10(1.0 + self.low) if self.low > -1.0 else math.inf
-        above = math.log10(1.0 + self.high) - centre if math.isfinite(self.high) else math.inf
-        return below, above
-
-    def __repr__(self) -> str:  # short: the numbers a notebook user reads; the fields hold the rest
-        return (f"PredictionInterval(low={self.low:.1f}, high={self.high:.1f}, level={self.level:g}, "
-                f"covers='57-game median', calibration={self.calibration!r})")
-
-
-class ProtocolCheck(NamedTuple):
-    """The agent's protocol as far as known, and how the version's errors shift for agents like it."""
-
-    sticky_action_probability: float | None
-    training_frames: int | None
-    source: str               # where the facts came from (options, game ids, not given)
-    messages: tuple[str, ...]
-    max_episode_frames: int | None = None  # the evaluation's episode cap, when stated (scoring.protocol_conditions)
-
-
 class SubsetScore(NamedTuple):
     """The score of one subset: its estimate, seed interval (or None), prediction interval and signature."""
 
     subset: str
     games: tuple[str, ...]
     estimate: float
-    interval: tuple[float, float] | None  # the seed interval (bootstrap over seeds)
+    interval: SeedInterval | None       # the seed interval (bootstrap over seeds)
     signature: str
     rel_err_percent: float | None       # the model's cross-validated typical relative error, in %
     prediction_interval: PredictionInterval | None = None
 
     @property
-    def seed_interval(self) -> tuple[float, float] | None:
+    def seed_interval(self) -> SeedInterval | None:
         return self.interval
 
     def __repr__(self) -> str:
         pi = self.prediction_interval
+        level = f"{pi.level:.0%} " if pi else ""
         return (f"SubsetScore(subset={self.subset!r}, estimate={self.estimate:.1f}, "
-                f"prediction_interval={interval_text(pi and (pi.low, pi.high))}, seed_interval={interval_text(self.interval)})")
+                f"{level}prediction_interval={interval_text(pi)} [57-game median], "
+                f"seed_interval={interval_text(self.interval)}{' [seed noise only]' if self.interval else ''})")
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
 
     @property
     def parsed_signature(self) -> Signature | None:
@@ -163,7 +124,7 @@ class ScoreResult(NamedTuple):
 
     subset: str
     estimate: float | None              # estimated 57-game median human-normalised score, in %
-    interval: tuple[float, float] | None  # the seed interval (bootstrap over seeds); see seed_interval
+    interval: SeedInterval | None       # the seed interval (bootstrap over seeds); see seed_interval
     signature: str | None
     games: tuple[str, ...]              # the requested subset's games, in model order
     raw_means: dict[str, float]         # game id -> mean raw score over its seeds
@@ -180,9 +141,13 @@ class ScoreResult(NamedTuple):
     protocol: ProtocolCheck | None = None
 
     @property
-    def seed_interval(self) -> tuple[float, float] | None:
+    def seed_interval(self) -> SeedInterval | None:
         """The interval over seeds only (not where the 57-game median lies: see prediction_interval)."""
         return self.interval
+
+    def _repr_html_(self) -> str:
+        """The estimate, both intervals (what each covers), other subsets, signature and notes as a table."""
+        return result_html(self)
 
     def __repr__(self) -> str:
         """One line a notebook user can read: the estimate, both intervals (what each covers), the version."""
@@ -193,7 +158,7 @@ class ScoreResult(NamedTuple):
         level = f"{pi.level:.0%} " if pi else ""
         seeds = sorted(set(self.n_seeds[g] for g in self.games if g in self.n_seeds))
         return (f"ScoreResult(subset={self.subset!r}, estimate={self.estimate:.1f}, "
-                f"{level}prediction_interval={interval_text(pi and (pi.low, pi.high))} [57-game median], "
+                f"{level}prediction_interval={interval_text(pi)} [57-game median], "
                 f"seed_interval={interval_text(self.interval) if self.interval else 'unknown (needs 2+ seeds per game)'}"
                 f"{' [seed noise only]' if self.interval else ''}, "
                 f"seeds per game={'/'.join(map(str, seeds))}, coefficients={self.coefficients_version!r})")
@@ -410,7 +375,8 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
     """A computable subset's score, and notes when an interval was wanted but is impossible or withheld."""
     constants = coefficients.constants
     samples = bootstrap_estimates(model, runs, constants, settings.n_resamples, settings.seed)
-    interval = percentile_interval(samples, settings.confidence) if samples is not None else None
+    interval = seed_interval(percentile_interval(samples, settings.confidence) if samples is not None else None,
+                             settings.confidence)
     note = None
     if interval is None and settings.n_resamples and any(len(runs[g]) > 1 for g in model.games):
         single = [g for g in model.games if len(runs[g]) < 2]
@@ -576,7 +542,7 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     ``prediction_interval`` (at ``confidence``) is where the 57-game median
     lies, from the version's pinned out-of-sample errors and the seed
     bootstrap. ``sticky_action_probability`` and ``training_frames`` describe
-    the runs (the probability is otherwise read from ALE/*-v5 or *-v4 game
+    the runs (the probability is otherwise read from ``ALE/*-v5`` or ``*-v4`` game
     ids); ``protocol`` then reports how the version's estimate shifted for
     held-out agents of that protocol. The estimate is never adjusted.
     ``max_episode_frames`` states the evaluation's episode cap; the protocol
@@ -595,7 +561,7 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     runs = group_runs(observations, load_aliases())
     protocol = stated_protocol(observations, sticky_action_probability, training_frames)
     result = score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
-    from .protocol_conditions import check_episode_frames, with_conditions  # (it imports this module)
+    from .protocol_conditions import check_episode_frames, with_conditions
 
     result = with_conditions(result, [o.game for o in observations], sticky_action_probability,
                              check_episode_frames(max_episode_frames), coefficient_set,

@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
@@ -331,10 +332,15 @@ def _wide_observations(frame: Any, source: str) -> list[Observation]:
 
 
 def observations_from_object(scores: Any, source: str = "scores") -> list[Observation]:
-    """Observations from a Python object (see the module docstring for the shapes); no pandas import."""
-    if isinstance(scores, (str, bytes)):
-        raise InputError(f"{source}: expected a dict, records or a DataFrame, not a string "
-                         "(to read a file, use read_scores_file)")
+    """Observations from a Python object (see the module docstring for the shapes); no pandas import.
+
+    A path (str or os.PathLike) is the command's scores file, read through the same gate
+    (:func:`read_scores_file`), so ``atari5_spec.score("scores.csv")`` is ``atari5-spec score scores.csv``.
+    """
+    if isinstance(scores, bytes):
+        raise InputError(f"{source}: expected a dict, records, a DataFrame or a file path, not bytes")
+    if isinstance(scores, (str, os.PathLike)):
+        return read_scores_file(os.fspath(scores))
     if _is_frame(scores):
         names = {str(c).strip().lower() for c in scores.columns}
         if names & set(GAME_COLUMNS) or names & set(SCORE_COLUMNS):

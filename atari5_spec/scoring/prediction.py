@@ -38,19 +38,54 @@ class GamePrediction(NamedTuple):
 
 
 class PredictionResult(NamedTuple):
+    """Result of :func:`predict`: every game's predicted score from the subset's games (no interval: R^2 per game)."""
+
     subset: str
     games: tuple[str, ...]            # the predictor games
     coefficients_version: str
     predictions: tuple[GamePrediction, ...]   # in game id order
     signature: str
 
+    def __repr__(self) -> str:
+        predicted = [p for p in self.predictions if not p.is_predictor]
+        return (f"PredictionResult({self.subset} -> {len(predicted)} predicted games, coefficients "
+                f"{self.coefficients_version!r}; no interval: each game's R^2 says how far to trust it; "
+                ".to_frame() for every game)")
+
+    def to_frame(self):
+        """One row per game (game_id index): name, normalised %, raw, R^2, whether given, the given raw score."""
+        import pandas as pd
+
+        return pd.DataFrame([p._asdict() for p in self.predictions]).set_index("game_id")
+
+    def _repr_html_(self) -> str:
+        return f"<p><b>PredictionResult</b>: {self.subset}, signature {self.signature}</p>" + self.to_frame()._repr_html_()
+
 
 def predict(scores: Any, subset: str = "Atari-5", coefficients=None) -> PredictionResult:
     """Estimated raw and normalised scores for every game with a per-game model of ``subset``.
 
-    ``scores`` as for :func:`atari5_spec.scoring.score` (several seeds: the
-    mean raw score per game is used). Raises InputError when a game of the
-    subset is missing.
+    Parameters
+    ----------
+    scores : dict, records, Series, DataFrame or path
+        The agent's raw scores, in any form :func:`atari5_spec.score` takes
+        (several seeds: the mean raw score per game is used).
+    subset : {"Atari-5", "Atari-10"}
+        The games to predict from.
+    coefficients : str, optional
+        A pinned coefficient version (default: the package's default).
+
+    Returns
+    -------
+    PredictionResult
+        One :class:`GamePrediction` per game (``to_frame()`` for a table);
+        each game's R^2 says how far to trust its prediction (there is no
+        interval).
+
+    Raises
+    ------
+    InputError
+        When a game of the subset is missing.
     """
     coefficient_set = as_coefficient_set(coefficients)
     subset = resolve_subset(subset, [s for s in PER_GAME_SUBSETS if s in coefficient_set.subsets])

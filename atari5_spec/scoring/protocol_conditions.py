@@ -193,7 +193,7 @@ def with_conditions(result, names: Sequence[str], sticky: float | None, max_epis
         protocol = protocol._replace(messages=tuple(protocol.messages) + tuple(messages),
                                      max_episode_frames=max_episode_frames)
     elif messages:
-        from .estimate import ProtocolCheck
+        from .protocol_check import ProtocolCheck
 
         protocol = ProtocolCheck(sticky, None, "as given", tuple(messages), max_episode_frames)
     return result._replace(warnings=tuple(warnings), protocol=protocol)

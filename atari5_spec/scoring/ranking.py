@@ -24,7 +24,7 @@ COMPARISON_ADVICE = ("Compare Atari-5 scores with Atari-5 scores, never with 57-
 
 
 class LeaderboardRow(NamedTuple):
-    rank: int
+    rank: int | None                  # None for a reference line (human play): shown, never ranked
     algorithm_id: str
     name: str
     estimate: float                   # the subset's score
@@ -51,9 +51,43 @@ class Leaderboard(NamedTuple):
     user_rank: int | None             # where the user's agent would rank (1 = best)
     filters: tuple[str, ...] = ()     # the protocol filters applied ('regime atari-100k', 'sticky', ...)
     other_regimes: tuple[str, ...] = ()  # regimes kept out of the unfiltered table (short budgets): see --regime
-    # With a protocol filter: the entries that pass it but cannot be ranked, (algorithm_id, name, missing subset
-    # games), e.g. the 26-game Atari 100k field, which has Battle Zone and Q*bert only of the Atari-5 games.
-    unranked: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    references: tuple[LeaderboardRow, ...] = ()  # reference lines (human play), best first: shown, not ranked
+    n_in_dataset: int = 0             # entries of data/algorithms.csv
+    unranked: tuple[tuple[str, int], ...] = ()   # (why an entry is not ranked, how many), most first
+    user_median: float | None = None  # the user's own 57-game median, given at least 40 of the 57 games
+    # With a protocol filter: the entries that pass it but lack some of the subset's games, (algorithm_id, name,
+    # missing games), e.g. the 26-game Atari 100k field, which has Battle Zone and Q*bert only of the Atari-5 games.
+    incomplete: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+    def to_frame(self):
+        """The ranked rows (rank index), the reference lines after them with rank NaN."""
+        import pandas as pd
+
+        frame = pd.DataFrame([r._asdict() for r in (*self.rows, *self.references)], columns=LeaderboardRow._fields)
+        return frame.astype({"rank": "Int64"}).set_index("rank")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return (f"<p><b>Leaderboard</b>: {html.escape(repr(self))}</p>" + self.to_frame()._repr_html_())
+
+    def __repr__(self) -> str:
+        user = (f", your agent {self.user_estimate:.1f} (rank {self.user_rank})" if self.user_rank is not None
+                else "")
+        return (f"Leaderboard({self.subset}: {len(self.rows)} ranked of {self.n_in_dataset} in the dataset"
+                f"{', ' + ', '.join(self.filters) if self.filters else ''}; best {self.rows[0].name} "
+                f"{self.rows[0].estimate:.1f}{user})" if self.rows else
+                f"Leaderboard({self.subset}: none ranked of {self.n_in_dataset} in the dataset)")
+
+
+# Why an entry of the dataset is not ranked, in words (data/algorithms.csv `exclusion`, then the rest).
+UNRANKED_REASONS = {
+    "duplicate": "duplicates of another entry",
+    "training-budget": "with a short training budget (ranked among their peers: leaderboard --only-regime)",
+    "reference-scores": "reference scores (random or human play), not agents",
+    "episode-frame-limit": "evaluated under another episode frame limit",
+    "emulator-as-model": "using the emulator as a model",
+}
 
 
 # Entries kept out of fits only for their short training budget (Atari 100k and the like) are ranked in their
@@ -169,17 +203,54 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
             seeds=_value(protocol.loc[algorithm_id, "seeds"]),
             protocol_evidence=evidence.get(algorithm_id, {})))
     entries.sort(key=lambda e: (-e["estimate"], e["algorithm_id"]))
-    unranked = ()
+    # Human play is a reference line, not a competitor: shown at its score, never given a rank.
+    references = tuple(LeaderboardRow(rank=None, **e) for e in entries if e["kind"] != "agent")
+    entries = [e for e in entries if e["kind"] == "agent"]
+    incomplete = ()
     if filtered:  # peers the filter found that the subset cannot score: say so rather than drop them silently
         have = per_pair.reset_index().groupby("algorithm_id")["game_id"].agg(set) if len(per_pair) else {}
-        unranked = tuple(
+        incomplete = tuple(
             (a, names[a], tuple(g for g in model.games if g not in have.get(a, set())))
             for a in sorted(set(rows["algorithm_id"]) - set(complete.index)))
     ranked = tuple(LeaderboardRow(rank=i + 1, **e) for i, e in enumerate(entries))
-    user_estimate = user_rank = None
+    unranked = _unranked(dataset.algorithms, algorithms, {r.algorithm_id for r in ranked}, set(complete.index),
+                         references, subset)
+    user_estimate = user_rank = user_median = None
     if scores is not None:
-        user_estimate = score(scores, subset=subset, coefficients=coefficient_set, n_bootstrap=0).estimate
+        from .own_median import own_median
+
+        result = score(scores, subset=subset, coefficients=coefficient_set, n_bootstrap=0)
+        user_estimate = result.estimate
+        own = own_median(result)  # the agent's own 57-game median, as for the entries, with >= 40 games
+        user_median = own.median if own is not None else None
         if user_estimate is not None:
             user_rank = 1 + sum(row.estimate > user_estimate for row in ranked)
     return Leaderboard(subset, coefficient_set.version, signature(subset, coefficient_set), ranked,
-                       user_estimate, user_rank, labels, tuple(other), unranked)
+                       user_estimate, user_rank, labels, tuple(other), references, len(dataset.algorithms), unranked,
+                       user_median, incomplete)
+
+
+def _unranked(every, considered, ranked: set, complete: set, references,
+              subset: str) -> tuple[tuple[str, int], ...]:
+    """(reason, count) for each entry of the dataset that has no rank, most common first.
+
+    ``considered``: the entries left after the protocol filters, with the exclusions in force.
+    """
+    from collections import Counter
+
+    exclusion = considered.set_index("algorithm_id")["exclusion"]
+    shown = {r.algorithm_id for r in references}
+    reasons = Counter()
+    for algorithm_id in every["algorithm_id"]:
+        if algorithm_id in ranked:
+            continue
+        excluded = exclusion.get(algorithm_id) if algorithm_id in exclusion.index else None
+        if algorithm_id in shown:
+            reasons["human reference, shown as a line at its score"] += 1
+        elif algorithm_id not in exclusion.index:
+            reasons["of another protocol than the filters ask for"] += 1
+        elif isinstance(excluded, str) and excluded:
+            reasons[UNRANKED_REASONS.get(excluded, f"kept out of comparisons ({excluded})")] += 1
+        elif algorithm_id not in complete:
+            reasons[f"without a published score on every {subset} game"] += 1
+    return tuple(sorted(reasons.items(), key=lambda item: (-item[1], item[0])))

@@ -48,47 +48,18 @@ from .estimate import (
     as_coefficient_set,
     bootstrap_estimates,
     check_settings,
-    interval_text,
     load_aliases,
     percentile_interval,
     published_extremes,
     runs_from,
     score_runs,
 )
+from .display import result_html
+from .intervals import RATIO_DEFINITION, RatioInterval, SeedInterval, interval_text
 from .signature import Signature, parse_signature, signature
 
 __all__ = ["relative_score", "relative_scores", "ratio_interval", "RelativeResult", "RatioInterval",
            "RATIO_DEFINITION"]
-
-RATIO_DEFINITION = ("plain ratio of the two 57-game medians (agent / baseline), not (1 + a) / (1 + b); "
-                    "the estimate's ratio is agent estimate / baseline estimate")
-
-
-class RatioInterval(NamedTuple):
-    """Where the ratio of two agents' true 57-game medians lies, at ``level``, and what that decides."""
-
-    low: float
-    high: float
-    level: float
-    decision: str             # 'higher', 'lower', 'cannot tell' (the interval holds 1), or 'cannot be decided here' (it
-                              # excludes 1, but an agent is where the pair coverage was not measured: see reasons)
-    statement: str            # the decision in words, with the level
-    coverage: str             # measured coverage on pairs of agents the version did not see
-    calibration: str
-    seed_part: str
-    definition: str = RATIO_DEFINITION
-    covers: str = ("the plain ratio of the two agents' median human-normalised scores over the 57 games, including "
-                   "both estimates' out-of-sample errors and, with several seeds for both, seed-to-seed variation")
-    rule: str = ("ratio of estimates x 10^(-+ sqrt(a^2 + b^2)), a and b the two agents' own prediction-interval "
-                 "half-widths in log10 (the lower side takes the agent's lower and the baseline's upper half-width)")
-
-    reasons: tuple[str, ...] = ()  # why no direction is stated although the interval excludes 1
-    design: str = "two papers"     # 'two papers' (the default) or 'same setup'
-    evidence: Any = None           # method.pairs.Evidence: pairs, runs, papers and the clustered interval
-
-    def __repr__(self) -> str:
-        return f"RatioInterval(low={self.low:.3f}, high={self.high:.3f}, level={self.level:g}, decision={self.decision!r})"
-
 
 class RelativeResult(NamedTuple):
     """An agent's score divided by a baseline's under the same settings (paper Table 5).
@@ -99,21 +70,30 @@ class RelativeResult(NamedTuple):
     agent: ScoreResult
     baseline: ScoreResult
     ratio: float | None
-    interval: tuple[float, float] | None
+    interval: SeedInterval | None       # the ratio's seed interval (seed noise only)
     signature: str | None
     prediction_interval: RatioInterval | None = None
     baseline_entry: BaselineEntry | None = None  # the package's entry when the baseline was an algorithm id
     same_setup: bool = False
 
     @property
-    def seed_interval(self) -> tuple[float, float] | None:
+    def seed_interval(self) -> SeedInterval | None:
         return self.interval
 
     def __repr__(self) -> str:
-        ratio = "None" if self.ratio is None else f"{self.ratio:.3f}"
-        return (f"RelativeResult(ratio={ratio}, interval={interval_text(self.interval)}, "
-                f"agent={self.agent.estimate:.1f}, baseline={self.baseline.estimate:.1f})" if self.ratio is not None
-                else f"RelativeResult(ratio=None, agent={self.agent!r}, baseline={self.baseline!r})")
+        """One line: the ratio, its prediction interval (what it covers, what it decides), the seed interval."""
+        if self.ratio is None:
+            return f"RelativeResult(ratio=None, agent={self.agent!r}, baseline={self.baseline!r})"
+        pi = self.prediction_interval
+        predicted = (f"{pi.level:.0%} prediction_interval={interval_text(pi, 3)} [ratio of 57-game medians], "
+                     f"decision={pi.decision!r}" if pi else "prediction_interval=unknown (no calibration)")
+        seeds = (f"{interval_text(self.interval, 3)} [seed noise only]" if self.interval
+                 else "unknown (needs 2+ seeds per game for both)")
+        return (f"RelativeResult(ratio={self.ratio:.3f}, {predicted}, seed_interval={seeds}, "
+                f"agent={self.agent.estimate:.1f}, baseline={self.baseline.estimate:.1f})")
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
 
     @property
     def parsed_signature(self) -> Signature | None:
@@ -171,7 +151,9 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
     base_samples = bootstrap_estimates(model, baseline_runs, constants, n_bootstrap, seed, stream=1)
     interval = None
     if agent_samples is not None and base_samples is not None and np.all(base_samples > 0):
-        interval = percentile_interval(agent_samples / base_samples, confidence)
+        interval = SeedInterval(*percentile_interval(agent_samples / base_samples, confidence), confidence,
+                                "seed-to-seed variation of the ratio only (both agents' seeds resampled), NOT where "
+                                "the ratio of the 57-game medians lies")
     n_seeds = [agent.n_seeds[g] for g in model.games]
     settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence)) if interval else None
     calibration = read_calibration(coefficient_set.path)

@@ -159,7 +159,25 @@ def _versioned(text: str, key: str, value: str) -> tuple[str, str]:
 
 
 def parse_signature(text: str) -> Signature:
-    """A signature line (either format) as a :class:`Signature`; InputError naming what is wrong."""
+    """A signature line (either format) as a :class:`Signature`.
+
+    Parameters
+    ----------
+    text : str
+        The signature, e.g. ``Atari-5|coef:paper-2023@071b0e4b|...|v:1.0.0``
+        (square brackets around it are ignored).
+
+    Returns
+    -------
+    Signature
+        Its fields: subset, coefficients and their digest, calibration, data
+        and code versions, seeds, bootstrap settings.
+
+    Raises
+    ------
+    InputError
+        Naming what is wrong with the text.
+    """
     text = text.strip().strip("[]").strip()
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
         raise _bad(text.encode("unicode_escape").decode("ascii"), "control characters")

@@ -252,8 +252,22 @@ def _places(printed: str) -> int:
 def check_signature(text: str, scores: Any = None, root: Path | None = None) -> SignatureCheck:
     """Check a pasted signature (or the whole pasted ``score`` line) against this install.
 
-    ``scores``: the agent's raw scores in any form :func:`~atari5_spec.scoring.estimate.score` accepts;
-    with them the number and interval are recomputed and compared with the reported ones.
+    Parameters
+    ----------
+    text : str
+        A signature, or the whole line ``score`` prints for the paper.
+    scores : optional
+        The agent's raw scores in any form :func:`atari5_spec.score` accepts;
+        with them the number and interval are recomputed and compared with
+        the reported ones.
+    root : Path, optional
+        The package to check against (default: the one you are in, else the installed copy).
+
+    Returns
+    -------
+    SignatureCheck
+        Field by field, whether this install matches; ``matches`` is True
+        when it reproduces what the signature pins.
     """
     reported = parse_reported_line(text)
     sig = parse_signature(reported.signature if reported else text)

@@ -1,11 +1,16 @@
 """Out-of-sample evaluation of coefficient versions: how far the estimate misses the 57-game median.
 
->>> from atari5_spec.evaluation import evaluate_version
->>> result = evaluate_version(atari5_spec.load(), "paper-2023")
->>> result.errors          # one row per (subset, agent): estimate, true median, log error, ratio
->>> result.coverage        # prediction-interval coverage, measured leave-one-paper-out
+>>> import atari5_spec
+>>> from atari5_spec.method.evaluation import evaluate_version
+>>> result = evaluate_version(atari5_spec.load(), "paper-2023")  # doctest: +SKIP
+>>> result.errors    # doctest: +SKIP
+>>> result.coverage  # doctest: +SKIP
 
-See :mod:`atari5_spec.evaluation.errors` for what each error means, and
+(skipped in the doctest run: about 12 s; ``result.errors`` has one row per
+(subset, agent): estimate, true median, log error, ratio; ``result.coverage``
+the prediction-interval coverage, measured leave-one-paper-out.)
+
+See :mod:`atari5_spec.method.evaluation.errors` for what each error means, and
 ``atari5-spec evaluate`` for the command line.
 """
 

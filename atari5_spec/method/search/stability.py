@@ -19,6 +19,8 @@ reported with the reason, and left out of the shares.
 
 from __future__ import annotations
 
+import contextlib
+
 import functools
 import hashlib
 import json
@@ -160,12 +162,24 @@ def _header(problem: StabilityProblem) -> dict:
             "k": problem.k, "n_splits": problem.n_splits, "fold_seed": problem.fold_seed, "seed": problem.seed}
 
 
+@contextlib.contextmanager
+def _naming(path: str | Path):
+    """OS errors while writing ``path`` name it: a full disk on write() or flush() carries no file name."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None and error.errno is not None:
+            raise OSError(error.errno, error.strerror or str(error), str(path)) from error
+        raise
+
+
 def _read_checkpoint(path: str | Path, problem: StabilityProblem) -> dict[int, ResampleResult]:
     from ...data.paths import output_file
 
     path, header = output_file(path, "--checkpoint"), _header(problem)  # the output policy: no link, pipe, package
     if not path.exists() or path.stat().st_size == 0:
-        path.write_text(json.dumps(header) + "\n")
+        with _naming(path):
+            path.write_text(json.dumps(header) + "\n")
         return {}
     lines = [line for line in path.read_text().splitlines() if line.strip()]
     try:
@@ -175,7 +189,8 @@ def _read_checkpoint(path: str | Path, problem: StabilityProblem) -> dict[int, R
                 json.loads(lines[-1])
             except json.JSONDecodeError:        # cut short by an interruption: drop it, it is redone
                 lines = lines[:-1]
-                path.write_text("\n".join(lines) + "\n")
+                with _naming(path):
+                    path.write_text("\n".join(lines) + "\n")
         records = [json.loads(line) for line in lines[1:]]
     except json.JSONDecodeError as error:
         raise InputError(f"{path}: not a selection-stability checkpoint ({error})") from error
@@ -187,6 +202,6 @@ def _read_checkpoint(path: str | Path, problem: StabilityProblem) -> dict[int, R
 
 
 def _append(path: str | Path, result: ResampleResult) -> None:
-    with open(path, "a") as file:
+    with _naming(path), open(path, "a") as file:
         file.write(json.dumps(result._asdict()) + "\n")
         file.flush()

@@ -1,0 +1,53 @@
+"""Field tables of the result types, generated from their class definitions at build time.
+
+Each result type is a named tuple whose fields carry a trailing comment saying what they hold; this
+writes docs/_generated/fields-<Class>.md (git-ignored) with one row per field: its name, its type as
+annotated and that comment, so the API reference lists every field without anyone copying them.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import textwrap
+from pathlib import Path
+
+RESULT_TYPES = ["ScoreResult", "SubsetScore", "RelativeResult", "PredictionResult", "Leaderboard", "RunAggregates",
+                "RunsMatrix", "Dataset", "Signature", "SignatureCheck", "Citation"]
+
+
+def field_rows(cls) -> list[tuple[str, str, str]]:
+    """(name, annotation, trailing comment) of each annotated field of ``cls``'s body, in order."""
+    source = textwrap.dedent(inspect.getsource(cls))
+    lines = source.splitlines()
+    body = ast.parse(source).body[0].body
+    rows = []
+    for node in body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            line = lines[node.lineno - 1]
+            comment = line.split("#", 1)[1].strip() if "#" in line else ""
+            rows.append((node.target.id, ast.unparse(node.annotation), comment))
+    return rows
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("*", "\\*")
+
+
+def write_field_tables(folder: Path) -> list[Path]:
+    import atari5_spec
+
+    folder.mkdir(exist_ok=True)
+    written = []
+    for name in RESULT_TYPES:
+        cls = getattr(atari5_spec, name)
+        rows = field_rows(cls)
+        table = ("| field | type | what it holds |\n|---|---|---|\n"
+                 + "".join(f"| `{field}` | `{_cell(kind)}` | {_cell(comment)} |\n" for field, kind, comment in rows))
+        path = folder / f"fields-{name}.md"
+        if not path.exists() or path.read_text(encoding="utf-8") != table:
+            path.write_text(table, encoding="utf-8")
+        written.append(path)
+    importlib.invalidate_caches()
+    return written
