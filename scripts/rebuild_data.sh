@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Rebuild data/, the refit version and the calibrations, in the order they were made.
-# Usage: scripts/rebuild_data.sh UPSTREAM_ATARI5_DIR UPSTREAM_2023_DIR PACKAGE_DIR [UPSTREAM_2026_DIR]
+# Usage: scripts/rebuild_data.sh UPSTREAM_ATARI5_DIR UPSTREAM_2023_DIR PACKAGE_DIR [UPSTREAM_2026_DIR [UPSTREAM_100K_DIR]]
+# UPSTREAM_100K_DIR (data 1.26.0-1.31.0, issue 26): iris/{IRIS,SPR,DrQ(eps),EfficientZero,MuZero,SimPLe}.json as
+# eloialonso/iris results/data/ holds them at 75e5ab57e8bdeca240f8a0e376dac98c0aa6672a (scripts/import_atari100k.py).
 # UPSTREAM_2026_DIR (data 1.12.0-1.21.0, issue 20): bbf/ and slm-lab/ as ../shared/upstream-2026 holds them,
 # chainerrl/{rainbow,iqn}/README.md, btr/results.csv and diamond/DIAMOND.json, the files named in scripts/import_2026.py's docstring
 # (repository@commit:path).
@@ -8,7 +10,7 @@
 # today's schemas/ and an empty contributions/ folder. Compare the result with `cmp` file by file.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-atari5="$1"; upstream2023="$2"; package="$3"; upstream2026="${4:-}"
+atari5="$1"; upstream2023="$2"; package="$3"; upstream2026="${4:-}"; upstream100k="${5:-}"
 python "$here/import_upstream.py" "$atari5" --out "$package"
 python "$here/migrate_0_to_1.py" "$package"
 python "$here/import_2023.py" "$upstream2023" --package "$package" --fixture "$package/upstream_2023_sample.json.gz"
@@ -29,4 +31,11 @@ if [[ -n "$upstream2026" ]]; then
   atari5-spec evaluate --path "$package" --pin-calibration --calibration-method in-range
   # DIAMOND (data 1.23.0), merged after that pin; Atari 100k without the Atari-5 games, so no held-out agent.
   python "$here/import_2026.py" "$upstream2026" --package "$package" --only diamond
+  # Issue 26 (data 1.25.0, after the reselected calibration of data 1.24.0): where each protocol fact is stated (data/protocol_evidence.csv, from
+  # scripts/protocol_evidence_2026.csv, read against data 1.23.0) and the empty cross-checks resource.
+  python "$here/import_protocol_2026.py" "$package"
+fi
+# Issue 26 (data 1.26.0-1.31.0): the Atari 100k field, one `contribute add` per agent, then the cross-checks.
+if [[ -n "$upstream2026" && -n "$upstream100k" ]]; then
+  python "$here/import_atari100k.py" "$upstream100k" --package "$package"
 fi

@@ -110,12 +110,14 @@ def add_scoring_commands(commands) -> None:
     p.add_argument("--only-regime", dest="regime", default=None, metavar="REGIME",
                    help="only entries of this training regime (atari-100k, 10M, 200M, ...); Atari 100k entries are "
                         "ranked only here")
-    p.add_argument("--only-sticky-actions", dest="sticky", choices=("yes", "no", "unknown"), default=None,
-                   help="only entries with sticky actions (yes), without (no), or whose source does not say (unknown)")
+    p.add_argument("--only-sticky-actions", dest="sticky", choices=("yes", "no", "unknown", "not-stated"), default=None,
+                   help="only entries with sticky actions (yes), without (no), whose source does not say (unknown), "
+                        "or whose paper was read and is silent on it (not-stated, data/protocol_evidence.csv)")
     p.add_argument("--only-frames", dest="frames", default=None, metavar="N",
                    help="only entries trained for N frames (200M, 400k, 10M)")
     p.add_argument("--regime", dest="regime", default=None, help=argparse.SUPPRESS)
-    p.add_argument("--sticky", dest="sticky", choices=("yes", "no", "unknown"), default=None, help=argparse.SUPPRESS)
+    p.add_argument("--sticky", dest="sticky", choices=("yes", "no", "unknown", "not-stated"), default=None,
+                   help=argparse.SUPPRESS)
     p.add_argument("--frames", dest="frames", default=None, help=argparse.SUPPRESS)
     p.set_defaults(run=_cmd_leaderboard)
 
@@ -532,7 +534,9 @@ def _cmd_leaderboard(args) -> int:
                           "rows": [r._asdict() for r in board.rows],
                           "references": [r._asdict() for r in board.references],
                           "n_in_dataset": board.n_in_dataset,
-                          "unranked": [{"reason": why, "entries": n} for why, n in board.unranked]}, indent=2))
+                          "unranked": [{"reason": why, "entries": n} for why, n in board.unranked],
+                          "incomplete": [{"algorithm_id": a, "name": n, "missing_games": list(m)}
+                                         for a, n, m in board.incomplete]}, indent=2))
         return 0
     name = board.subset
     print(f"{name} scores: {len(board.rows)} algorithms ranked of the {board.n_in_dataset} entries in the dataset "
@@ -575,6 +579,11 @@ def _cmd_leaderboard(args) -> int:
         print(f"\nYour agent: {name} {_number(board.user_estimate)}, rank {board.user_rank} of {len(board.rows) + 1}.")
     elif observations:
         print(f"\nYour agent has no {name} score: some of its games are missing (see `atari5-spec score`).")
+    if 0 < len(board.incomplete) <= 20:
+        print(f"\nNot ranked, without all {name} games: " + "; ".join(
+            f"{printable(n)} (no {', '.join(m)})" for _, n, m in board.incomplete) + ".")
+    elif board.incomplete:
+        print(f"\n{len(board.incomplete)} more entries pass the filter without all {name} games (listed by --json).")
     print(f"\n{COMPARISON_ADVICE}")
     print(f"signature: {board.signature}")
     return 0

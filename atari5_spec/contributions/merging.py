@@ -48,7 +48,7 @@ def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
     check or merge leaves nothing behind); schemas and the descriptor are the package's, which a merge
     does not change but for the version and hashes.
     """
-    from ..data.loading import TABLES, Dataset, TableReadError, read_table
+    from ..data.loading import Dataset, TableReadError, present_tables, read_table
     from ..data.validation import validate_dataset
 
     descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
@@ -57,7 +57,7 @@ def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
         tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name),
                                    texts[by_name[name]["path"]].encode("utf-8")
                                    if by_name[name]["path"] in texts else None)
-                  for name in TABLES}
+                  for name in present_tables(descriptor)}
         problems = validate_dataset(Dataset(**tables, version=descriptor["version"], root=root))
     except TableReadError as error:
         problems = [Problem(f"data/{error.path.name}", line, column, f"{text!r} is not a {kind}", "")

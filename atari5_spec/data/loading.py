@@ -13,7 +13,7 @@ from .datapackage import package_root, read_descriptor, resource_path, schema_of
 from .errors import InputError
 from .paths import read_regular_file
 
-__all__ = ["Dataset", "load", "read_table", "TableReadError", "PANDAS_DTYPES", "TABLES"]
+__all__ = ["Dataset", "load", "read_table", "TableReadError", "PANDAS_DTYPES", "TABLES", "present_tables"]
 
 # Frictionless field type -> pandas dtype (nullable, so that missing stays missing).
 PANDAS_DTYPES = {"string": "string", "number": "float64", "integer": "Int64", "boolean": "boolean"}
@@ -30,6 +30,8 @@ class Dataset(NamedTuple):
     root: Path
     seed_scores: pd.DataFrame | None = None    # per-seed final scores (data package 1.0)
     budget_scores: pd.DataFrame | None = None  # per-seed scores at training budgets (data package 1.0)
+    protocol_evidence: pd.DataFrame | None = None  # where each protocol fact is stated (data package 1.25)
+    cross_checks: pd.DataFrame | None = None    # one algorithm's numbers from two sources, compared (1.25)
 
     def _tables(self) -> list[tuple[str, pd.DataFrame]]:
         return [(name, getattr(self, name)) for name in TABLES if getattr(self, name) is not None]
@@ -61,7 +63,16 @@ _PATTERNS = {
 
 
 # The package's data tables (resource names), in validation order.
-TABLES = ("sources", "games", "algorithms", "scores", "seed_scores", "budget_scores")
+TABLES = ("sources", "games", "algorithms", "scores", "seed_scores", "budget_scores", "protocol_evidence",
+          "cross_checks")
+# Tables a package made before data 1.25 does not have: read when the descriptor lists them, else None.
+OPTIONAL_TABLES = ("protocol_evidence", "cross_checks")
+
+
+def present_tables(descriptor: dict) -> tuple[str, ...]:
+    """The TABLES a package's descriptor lists (every required one; an optional one only if it is there)."""
+    names = {r.get("name") for r in descriptor.get("resources", [])}
+    return tuple(t for t in TABLES if t not in OPTIONAL_TABLES or t in names)
 
 
 # A data table larger than this is not this package's (scores.csv is about 1 MB).
@@ -167,7 +178,7 @@ def load(path: str | Path | None = None) -> Dataset:
     def read() -> Dataset:
         descriptor = read_descriptor(root)
         tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name))
-                  for name in TABLES}
+                  for name in present_tables(descriptor)}
         return Dataset(**tables, version=descriptor["version"], root=root)
 
     # A merge committed while the tables are read would mix two states: read again after it.

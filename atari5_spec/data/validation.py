@@ -219,6 +219,17 @@ def rule_checks(name: str, data: Dataset) -> list:
         ]
     if name in ("seed_scores", "budget_scores"):
         return per_seed_checks(pa, name, data)
+    if name == "protocol_evidence":
+        return protocol_evidence_checks(pa, data)
+    if name == "cross_checks":
+        return text_checks(pa, name, data) + [
+            _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
+                  "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
+            _rule(pa, "game_id", lambda d: d.game_id.isin(games.game_id),
+                  "game_id is not in data/games.csv", "use a game id from data/games.csv"),
+            _rule(pa, "source_b", lambda d: ~d.duplicated(["algorithm_id", "game_id", "source_a", "source_b"], keep=False),
+                  "duplicate comparison (same algorithm, game and two sources)", "keep one row"),
+        ]
     return text_checks(pa, name, data) + [
         _rule(pa, "source_id", lambda d: ~d.source_id.duplicated(keep=False), "duplicate source_id", "use a new id")]
 
@@ -290,6 +301,54 @@ def protocol_checks(pa) -> list:
         _rule(pa, "seeds", lambda d: ~((d.statistic == "single-seed") & (d.seeds != 1)).fillna(False),
               "statistic single-seed with more than one seed", "set seeds to 1, or name the statistic over the seeds"),
     ]
+
+
+def _cell_text(value) -> str | None:
+    """A typed cell as its CSV text (1e8 -> '100000000', 0.25 -> '0.25', True -> 'true'); None when missing."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def protocol_evidence_checks(pa, data: Dataset) -> list:
+    """Each evidence row documents the protocol column it names: a stated value is the one data/algorithms.csv
+    holds; not-stated and not-found leave the column empty there (data package 1.24)."""
+    algorithms = data.algorithms.set_index("algorithm_id")
+
+    def held(d):  # the text data/algorithms.csv holds for each row's (algorithm, field)
+        return pd.Series([_cell_text(algorithms.at[a, f]) if a in algorithms.index and f in algorithms.columns else None
+                          for a, f in zip(d.algorithm_id, d.field)], index=d.index, dtype=object)
+
+    def agrees(d):
+        cell = held(d)
+        value = d.value.astype(object).where(d.value.notna(), None)
+        stated = d.status == "stated"
+        same = pd.Series([c is not None and v is not None and _same_value(c, v) for c, v in zip(cell, value)],
+                         index=d.index)
+        empty = cell.isna() & value.isna()
+        return (stated & same) | (~stated & empty)
+
+    return text_checks(pa, "protocol_evidence", data) + [
+        _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.index),
+              "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
+        _rule(pa, "field", lambda d: ~d.duplicated(["algorithm_id", "field"], keep=False),
+              "two evidence rows for the same algorithm and field", "keep one row per protocol field"),
+        _rule(pa, "value", agrees,
+              "the evidence does not match data/algorithms.csv (a stated value must be the column's value; "
+              "not-stated and not-found leave both empty)",
+              "make value the text of the column in data/algorithms.csv, or fix the column, or the status"),
+    ]
+
+
+def _same_value(held: str, given: str) -> bool:
+    try:
+        return float(held) == float(given)
+    except ValueError:
+        return held == given
 
 
 def per_seed_checks(pa, name: str, data: Dataset) -> list:

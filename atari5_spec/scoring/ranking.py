@@ -37,6 +37,9 @@ class LeaderboardRow(NamedTuple):
     sticky_action_probability: float | None = None
     statistic: str | None = None      # mean, median, best-seed, best-checkpoint, ...
     seeds: int | None = None
+    # Where each protocol fact is stated, or where its source is silent (data/protocol_evidence.csv):
+    # field -> {value, status, source, location, verification}; empty when no evidence is recorded.
+    protocol_evidence: dict | None = None
 
 
 class Leaderboard(NamedTuple):
@@ -52,6 +55,9 @@ class Leaderboard(NamedTuple):
     n_in_dataset: int = 0             # entries of data/algorithms.csv
     unranked: tuple[tuple[str, int], ...] = ()   # (why an entry is not ranked, how many), most first
     user_median: float | None = None  # the user's own 57-game median, given at least 40 of the 57 games
+    # With a protocol filter: the entries that pass it but lack some of the subset's games, (algorithm_id, name,
+    # missing games), e.g. the 26-game Atari 100k field, which has Battle Zone and Q*bert only of the Atari-5 games.
+    incomplete: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
     def to_frame(self):
         """The ranked rows (rank index), the reference lines after them with rank NaN."""
@@ -95,8 +101,9 @@ def _value(value):
     return None if value is None or pd.isna(value) else value.item() if hasattr(value, "item") else value
 
 
-def _protocol_filter(algorithms, regime: str | None, sticky: str | None, frames: int | None):
-    """Boolean mask of algorithms.csv rows that pass the filters, and the filters' labels."""
+def _protocol_filter(algorithms, regime: str | None, sticky: str | None, frames: int | None, not_stated=frozenset()):
+    """Boolean mask of algorithms.csv rows that pass the filters, and the filters' labels. ``not_stated``: the ids
+    whose sticky-action setting the evidence records as not stated by their source."""
     import pandas as pd
 
     keep = pd.Series(True, index=algorithms.index)
@@ -106,14 +113,29 @@ def _protocol_filter(algorithms, regime: str | None, sticky: str | None, frames:
         labels.append(f"regime {regime}")
     if sticky is not None:
         probability = algorithms["sticky_action_probability"].astype(float)
-        keep &= (probability > 0) if sticky == "yes" else (probability == 0) if sticky == "no" else probability.isna()
-        labels.append({"yes": "sticky actions", "no": "no sticky actions", "unknown": "sticky actions not stated"}[sticky])
+        keep &= ((probability > 0) if sticky == "yes" else (probability == 0) if sticky == "no" else
+                 probability.isna() & algorithms["algorithm_id"].isin(not_stated) if sticky == "not-stated"
+                 else probability.isna())
+        labels.append({"yes": "sticky actions", "no": "no sticky actions", "unknown": "sticky actions unknown",
+                       "not-stated": "sticky actions not stated by the source"}[sticky])
     if frames is not None:
         from ..data.frames import format_frames
 
         keep &= algorithms["training_frames"].astype(float) == float(frames)
         labels.append(f"{format_frames(frames)} training frames")
     return keep.fillna(False).astype(bool), tuple(labels)
+
+
+def _evidence_by_algorithm(dataset) -> dict[str, dict]:
+    """algorithm_id -> {field: {value, status, source, location, verification}} from data/protocol_evidence.csv."""
+    frame = getattr(dataset, "protocol_evidence", None)
+    out: dict[str, dict] = {}
+    if frame is None:
+        return out
+    for row in frame.itertuples(index=False):
+        out.setdefault(row.algorithm_id, {})[row.field] = {
+            k: _value(getattr(row, k)) for k in ("value", "status", "source", "location", "verification")}
+    return out
 
 
 def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, dataset=None,
@@ -133,10 +155,10 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     """
     import pandas as pd
 
-    if sticky is not None and sticky not in ("yes", "no", "unknown"):
+    if sticky is not None and sticky not in ("yes", "no", "unknown", "not-stated"):
         from ..data.errors import InputError
 
-        raise InputError(f"sticky must be yes, no or unknown, not {sticky!r}")
+        raise InputError(f"sticky must be yes, no, unknown or not-stated, not {sticky!r}")
     if dataset is None:
         from ..data.loading import load
 
@@ -150,7 +172,10 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     if filtered:  # peers by protocol: short-budget entries come back, in their own regime
         algorithms = algorithms.assign(exclusion=algorithms["exclusion"].where(
             algorithms["exclusion"] != SHORT_BUDGET, pd.NA))
-        keep, labels = _protocol_filter(algorithms, regime, sticky, frames)
+        evidence = getattr(dataset, "protocol_evidence", None)
+        not_stated = frozenset() if evidence is None else frozenset(evidence.loc[
+            (evidence["field"] == "sticky_action_probability") & (evidence["status"] == "not-stated"), "algorithm_id"])
+        keep, labels = _protocol_filter(algorithms, regime, sticky, frames, not_stated)
         algorithms = algorithms[keep]
     else:
         labels = ()
@@ -163,6 +188,7 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     kinds = dataset.algorithms.set_index("algorithm_id")["kind"].astype(str)
     per_pair = rows[rows["game_id"].isin(model.games)].groupby(["algorithm_id", "game_id"])["score"].first()
     complete = per_pair.unstack().reindex(columns=list(model.games)).dropna()
+    evidence = _evidence_by_algorithm(dataset)
     entries = []
     for algorithm_id, raw in complete.iterrows():
         n_games = int(summary.loc[algorithm_id, "n_games"])
@@ -174,11 +200,18 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
             training_frames=_value(protocol.loc[algorithm_id, "training_frames"]),
             sticky_action_probability=_value(protocol.loc[algorithm_id, "sticky_action_probability"]),
             statistic=_value(protocol.loc[algorithm_id, "statistic"]),
-            seeds=_value(protocol.loc[algorithm_id, "seeds"])))
+            seeds=_value(protocol.loc[algorithm_id, "seeds"]),
+            protocol_evidence=evidence.get(algorithm_id, {})))
     entries.sort(key=lambda e: (-e["estimate"], e["algorithm_id"]))
     # Human play is a reference line, not a competitor: shown at its score, never given a rank.
     references = tuple(LeaderboardRow(rank=None, **e) for e in entries if e["kind"] != "agent")
     entries = [e for e in entries if e["kind"] == "agent"]
+    incomplete = ()
+    if filtered:  # peers the filter found that the subset cannot score: say so rather than drop them silently
+        have = per_pair.reset_index().groupby("algorithm_id")["game_id"].agg(set) if len(per_pair) else {}
+        incomplete = tuple(
+            (a, names[a], tuple(g for g in model.games if g not in have.get(a, set())))
+            for a in sorted(set(rows["algorithm_id"]) - set(complete.index)))
     ranked = tuple(LeaderboardRow(rank=i + 1, **e) for i, e in enumerate(entries))
     unranked = _unranked(dataset.algorithms, algorithms, {r.algorithm_id for r in ranked}, set(complete.index),
                          references, subset)
@@ -194,7 +227,7 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
             user_rank = 1 + sum(row.estimate > user_estimate for row in ranked)
     return Leaderboard(subset, coefficient_set.version, signature(subset, coefficient_set), ranked,
                        user_estimate, user_rank, labels, tuple(other), references, len(dataset.algorithms), unranked,
-                       user_median)
+                       user_median, incomplete)
 
 
 def _unranked(every, considered, ranked: set, complete: set, references,
