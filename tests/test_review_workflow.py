@@ -88,6 +88,8 @@ def github(tmp_path):
     """origin (bare) with main = the base; a clone to push pull requests from; a checkout of the base."""
     origin, author = tmp_path / "origin.git", tmp_path / "author"
     copy_package(author, ("contributions",))
+    if not (author / "contributions").exists():  # an installed wheel carries no contributions/: take the repository's
+        shutil.copytree(REPOSITORY / "contributions", author / "contributions")
     shutil.copytree(REPOSITORY / ".github", author / ".github")
     shutil.copytree(REPOSITORY / ".ci", author / ".ci")
     (author / "atari5_spec" / "contributions").mkdir(parents=True)
