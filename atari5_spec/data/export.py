@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
-import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Mapping, NamedTuple
@@ -33,6 +31,7 @@ from typing import Mapping, NamedTuple
 from .datapackage import DESCRIPTOR, fields_markdown, read_descriptor
 from .errors import InputError
 from .paths import output_directory, regular_file_problem, write_output
+from .writing import replace_folder
 
 __all__ = ["ExportResult", "export_package", "package_files", "zip_bytes", "export_readme", "PACKAGE_FOLDERS",
            "LICENCE_FILES", "EXPORT_MARK"]
@@ -151,25 +150,7 @@ def _replace_folder(target: Path, contents: Mapping[str, bytes]) -> None:
         readme = target / "README.md"
         if not (readme.is_file() and readme.read_text(encoding="utf-8", errors="replace").startswith(EXPORT_MARK)):
             raise InputError(f"--out: {target} exists and is not an earlier export: remove it or give another --out")
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-    try:
-        for relative, data in contents.items():
-            path = staging / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        old = None
-        if target.exists():
-            old = target.parent / f".{target.name}.old"
-            if old.exists():
-                shutil.rmtree(old)
-            target.rename(old)
-        staging.chmod(0o755)  # mkdtemp makes it private; an export is for sharing
-        staging.rename(target)
-        if old is not None:
-            shutil.rmtree(old)
-    except OSError as error:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise InputError(f"--out: cannot write {target} ({error.strerror or error})") from None
+    replace_folder(target, contents)
 
 
 def export_package(root: Path, out: Path | str, extra_files: Mapping[str, bytes] | None = None) -> ExportResult:

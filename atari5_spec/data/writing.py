@@ -90,6 +90,37 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
         raise
 
 
+
+def replace_folder(target: Path, contents: Mapping[str, bytes]) -> None:
+    """Write ``contents`` (relative path -> bytes) as the folder ``target``, built beside it and renamed into place.
+
+    A reader sees the old folder or the new one, never a half-written one. The caller checks that ``target``
+    may be replaced (an earlier export, an earlier site) before calling. Raises InputError on a disk error.
+    """
+    import shutil
+
+    from .errors import InputError
+
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        for relative, data in contents.items():
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        old = None
+        if target.exists():
+            old = target.parent / f".{target.name}.old"
+            if old.exists():
+                shutil.rmtree(old)
+            target.rename(old)
+        staging.chmod(0o755)  # mkdtemp makes it private; an export or a site is for sharing
+        staging.rename(target)
+        if old is not None:
+            shutil.rmtree(old)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InputError(f"--out: cannot write {target} ({error.strerror or error})") from None
+
 def file_stats(path: Path | str) -> Mapping[str, object]:
     """The ``bytes`` and ``hash`` (``sha256:...``) Frictionless records for a file."""
     data = Path(path).read_bytes()

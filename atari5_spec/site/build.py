@@ -16,7 +16,6 @@ An existing folder is replaced only when it is an earlier site.
 from __future__ import annotations
 
 import hashlib
-import shutil
 import tempfile
 from pathlib import Path
 from typing import NamedTuple
@@ -25,6 +24,7 @@ from .._version import __version__
 from ..data.datapackage import package_root, read_descriptor
 from ..data.errors import InputError
 from ..data.paths import output_directory
+from ..data.writing import replace_folder
 
 __all__ = ["build_site", "SiteResult", "site_files", "GENERATOR", "DOCS_LINK"]
 
@@ -158,25 +158,7 @@ def check_target(target: Path) -> None:
 def write_folder(target: Path, files: dict[str, bytes]) -> None:
     """Write ``files`` as the folder ``target``: built beside it, renamed into place."""
     check_target(target)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
-    try:
-        for relative, data in files.items():
-            path = staging / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        old = None
-        if target.exists():
-            old = target.parent / f".{target.name}.old"
-            if old.exists():
-                shutil.rmtree(old)
-            target.rename(old)
-        staging.chmod(0o755)
-        staging.rename(target)
-        if old is not None:
-            shutil.rmtree(old)
-    except OSError as error:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise InputError(f"--out: cannot write {target} ({error.strerror or error})") from None
+    replace_folder(target, files)
 
 
 def build_site(out: Path | str, root: Path | str | None = None, docs_url: str | None = None) -> SiteResult:
