@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/submissions.py
 
-from submissions import CONTRIBUTOR, protocol, submission_yaml, write_and_merge  # noqa: E402
+from submissions import CONTRIBUTOR, import_agents, protocol  # noqa: E402
 from atari5_spec.contributions.curves import curve_rows, read_runs, rule_text  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
@@ -198,18 +198,11 @@ def main(argv=None) -> int:
                         help="where to write the test fixture")
     parser.add_argument("--only", nargs="*", default=None, help="import only these agent ids")
     args = parser.parse_args(argv)
-    for agent in AGENTS:
-        if args.only and agent["id"] not in args.only:
-            continue
-        folder = args.package / "contributions" / agent["id"]
-        if folder.exists():
-            print(f"{agent['id']}: contributions/{agent['id']} exists; skipped")
-            continue
-        make = curve_submission if "file" in agent else table_submission
-        metadata, scores = make(agent, args.upstream)
-        if not write_and_merge(folder, submission_yaml(metadata, "scripts/import_2023.py"), scores, args.package,
-                               agent["id"]):
-            return 1
+    def make(agent, upstream):
+        return (curve_submission if "file" in agent else table_submission)(agent, upstream)
+
+    if not import_agents(AGENTS, make, args.upstream, args.package, "scripts/import_2023.py", only=args.only):
+        return 1
     write_fixture(args.upstream, args.fixture)
     return 0
 

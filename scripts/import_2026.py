@@ -69,7 +69,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/submissions.py
 
-from submissions import CONTRIBUTOR, protocol, submission_yaml, write_and_merge  # noqa: E402
+from submissions import CONTRIBUTOR, import_agents, protocol  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
 # --- BBF ------------------------------------------------------------------------------------------------------
@@ -445,18 +445,9 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="import only these agent ids")
     parser.add_argument("--dry-run", action="store_true", help="write the folders, check them, merge nothing")
     args = parser.parse_args(argv)
-    for agent in AGENTS:
-        if args.only and agent["id"] not in args.only:
-            continue
-        folder = args.package / "contributions" / agent["id"]
-        if folder.exists():
-            print(f"{agent['id']}: contributions/{agent['id']} exists; skipped")
-            continue
-        metadata, scores = make_submission(agent, args.upstream)
-        merged = write_and_merge(folder, submission_yaml(metadata, "scripts/import_2026.py"), scores, args.package,
-                                 agent["id"], dry_run=args.dry_run)
-        if not merged and not args.dry_run:
-            return 1
+    if not import_agents(AGENTS, make_submission, args.upstream, args.package, "scripts/import_2026.py",
+                         only=args.only, dry_run=args.dry_run):
+        return 1
     return 0
 
 

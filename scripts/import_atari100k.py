@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/submissions.py
 
-from submissions import CONTRIBUTOR, protocol, submission_yaml, write_and_merge  # noqa: E402
+from submissions import CONTRIBUTOR, import_agents, protocol  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
 IRIS_REPO, IRIS_COMMIT = "eloialonso/iris", "75e5ab57e8bdeca240f8a0e376dac98c0aa6672a"
@@ -283,18 +283,9 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="import only these agent ids")
     parser.add_argument("--dry-run", action="store_true", help="write the folders, check them, merge nothing")
     args = parser.parse_args(argv)
-    for agent in AGENTS:
-        if args.only and agent["id"] not in args.only:
-            continue
-        folder = args.package / "contributions" / agent["id"]
-        if folder.exists():
-            print(f"{agent['id']}: contributions/{agent['id']} exists; skipped")
-            continue
-        metadata, scores = agent["make"](agent, args.upstream)
-        merged = write_and_merge(folder, submission_yaml(metadata, "scripts/import_atari100k.py"), scores,
-                                 args.package, agent["id"], dry_run=args.dry_run)
-        if not merged and not args.dry_run:
-            return 1
+    if not import_agents(AGENTS, lambda agent, upstream: agent["make"](agent, upstream), args.upstream,
+                         args.package, "scripts/import_atari100k.py", only=args.only, dry_run=args.dry_run):
+        return 1
     if not args.dry_run and not args.only:
         write_cross_checks(args.package, simple_cross_checks(args.package, args.upstream))
     return 0

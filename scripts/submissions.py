@@ -1,6 +1,6 @@
 """What the import scripts share: a submission's protocol and metadata text, and writing and merging it.
 
-``import_2023.py`` and ``import_2026.py`` each turn upstream files into
+``import_2023.py``, ``import_2026.py`` and ``import_atari100k.py`` each turn upstream files into
 ``contributions/<id>/`` folders exactly as a contributor would write them, then
 merge each with ``contribute add``. The protocol keys, their order and which of
 them are required are read from the contribution schema
@@ -62,4 +62,25 @@ def write_and_merge(folder: Path, metadata_text: str, scores_text: str, package:
         folder.rmdir()
         return False
     print(f"{label}: merged, {merge.counts()}")
+    return True
+
+
+def import_agents(agents, make, upstream: Path, package: Path, script: str, only=None, dry_run: bool = False) -> bool:
+    """Write and merge ``contributions/<id>/`` for each agent (``make(agent, upstream)`` gives metadata, scores).
+
+    Agents not in ``only`` (when given) and folders that exist already are skipped, saying so. Stops at the
+    first submission that cannot be merged; returns whether every one was merged (a dry run merges nothing).
+    """
+    for agent in agents:
+        if only and agent["id"] not in only:
+            continue
+        folder = package / "contributions" / agent["id"]
+        if folder.exists():
+            print(f"{agent['id']}: contributions/{agent['id']} exists; skipped")
+            continue
+        metadata, scores = make(agent, upstream)
+        merged = write_and_merge(folder, submission_yaml(metadata, script), scores, package, agent["id"],
+                                 dry_run=dry_run)
+        if not merged and not dry_run:
+            return False
     return True
