@@ -21,6 +21,7 @@ from atari5_spec.method.pair_evaluation import comparison_markdown
 from atari5_spec.method.pairs import STANDARD_EPISODE_FRAMES, measured_range, pair_agents
 from atari5_spec.method.pinned import load_coefficient_set
 from atari5_spec.scoring.protocol_conditions import agents_below_random, episode_caps
+from update_accuracy_docs import replace_block  # the same generated-block markers; scripts/ is on sys.path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "comparisons.md"
@@ -68,13 +69,6 @@ def blocks(root: Path = ROOT) -> dict[str, str]:
     out = comparison_markdown(calibration, SUBSET)
     out["edges"] = edges_markdown(calibration, coefficients, root)
     return out
-
-
-def replace_block(text: str, name: str, content: str) -> str:
-    start, end = f"<!-- {name}:start -->\n", f"<!-- {name}:end -->"
-    head, rest = text.split(start)
-    _, tail = rest.split(end)
-    return head + start + content + end + tail
 
 
 def main(argv: list[str]) -> int:
