@@ -17,10 +17,10 @@ UPSTREAM_DIR holds the raw files exactly as their public repository holds them:
 Not imported, and why:
 
 * weipu-zhang/STORM ``results/storm.json``: the repository holds no licence file (scripts/import_2026.py).
-* CURL from the same folder: ``CURL_10_evals.json`` holds human-normalised scores, not raw scores; DER,
-  OTRainbow, DrQ, SR-SPR and TWM: no repository results file was found (only paper tables, whose numbers were
-  not read here). Agents trained for more than 1M frames are
-  out of this import by rule (the project keeps such public results aside to test its intervals).
+* CURL from the same folder: ``CURL_10_evals.json`` holds human-normalised scores, not raw scores. TWM, DER,
+  OTRainbow, DrQ, PlayVirtual and CURL (raw, per run) were found later in other repositories and come in through
+  ``scripts/import_atari100k_field.py``; SR-SPR still has no per-game results file. Agents trained for more than
+  1M frames are out of this import by rule (the project keeps such public results aside to test its intervals).
 
 For each agent the script writes ``contributions/<id>/`` (metadata.yaml + scores.csv) as a contributor would
 and merges it with ``atari5-spec contribute add`` (one data version per agent). Then it compares the IRIS

@@ -44,11 +44,12 @@ Decisions, per file:
   run_number <n>`` after the folder (the files were read at three commits; the submission's commit is Alien.json's).
   The file's HNS column is the same runs normalised; it is not imported, only compared (below).
 
-Cross-checks (``data/cross_checks.csv``): per game, the mean of the CURL file's own HNS column against the mean
-of the HNS its raw ``eval_average_return`` numbers give with the random and human scores of the same
-repository's ``hsuanwu/evaluation/loader.py`` (RANDOM_SCORES / HUMAN_SCORES at d9583e50, listed in
+Cross-checks (``data/cross_checks.csv``, one data version): (1) per game, the mean of the CURL file's own HNS
+column against the mean of the HNS its raw ``eval_average_return`` numbers give with the random and human scores
+of the same repository's ``hsuanwu/evaluation/loader.py`` (RANDOM_SCORES / HUMAN_SCORES at d9583e50, listed in
 ``RLLTE_RANDOM`` / ``RLLTE_HUMAN``): they agree when the raw numbers are what the normalised ones were computed
-from. A difference is recorded, never resolved by dropping a number.
+from; (2) per game, the package's entry ``curl`` (the Papers with Code archive, budget not stated) against the
+mean of the rllte CURL runs. A difference is recorded, never resolved by dropping a number.
 
 Not imported, and why (looked for again in this import):
 
@@ -70,7 +71,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/submissions.py, scripts/import_atari100k.py
 
-from import_atari100k import one_line_runs, write_cross_checks  # noqa: E402
+from import_atari100k import one_line_runs, printed_half_unit, write_cross_checks  # noqa: E402
 from submissions import CONTRIBUTOR, import_agents, protocol  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
@@ -164,7 +165,7 @@ def curl_rows(folder: Path) -> list[tuple[str, str, int, str]]:
 def _upstream(agent: dict) -> dict:
     if agent["id"] == "twm":
         return dict(repository=TWM_REPO, commit=TWM_COMMIT, path="results/scores.json", licence=TWM_LICENCE)
-    if agent["id"] == "curl":
+    if agent["id"] == "curl-atari100k":
         # One commit per submission: Alien.json's; each row names the commit its own file was read at.
         return dict(repository=RLLTE_REPO, commit=CURL_COMMITS["Alien"], path=f"{RLLTE_FOLDER}/CURL",
                     licence=RLLTE_LICENCE)
@@ -175,7 +176,7 @@ def _upstream(agent: dict) -> dict:
 def make(agent: dict, upstream: Path) -> tuple[dict, str]:
     if agent["id"] == "twm":
         rows = twm_rows(upstream / "twm" / "scores.json")
-    elif agent["id"] == "curl":
+    elif agent["id"] == "curl-atari100k":
         rows = curl_rows(upstream / "rllte" / "CURL")
     else:
         rows = one_line_runs(upstream / "rllte" / agent["file"])
@@ -247,7 +248,7 @@ AGENTS = [
          protocol=_rllte_protocol(15, "PlayVirtual numbers from RLE-Foundation/rllte's PlayVirtual.json: "
                                   + RLLTE_NOTE + "; 15 runs per game"),
          notes="The 26 games of Atari 100k, 15 runs each; run ids are the positions in each game's list."),
-    dict(id="curl", name="CURL",
+    dict(id="curl-atari100k", name="CURL (Atari 100k)",
          paper=_paper("CURL: Contrastive Unsupervised Representations for Reinforcement Learning",
                       ["Michael Laskin", "Aravind Srinivas", "Pieter Abbeel"], 2020, "2004.04136", RLLTE_URL,
                       "hsuanwu/evaluation/atari_100k/CURL/<Game>.json of RLE-Foundation/rllte (100 runs per game)"),
@@ -255,8 +256,10 @@ AGENTS = [
                                   "CURL/<Game>.json files, one per game, read at three commits (ddd76d5, 929347a, "
                                   "d9583e5; scripts/import_atari100k_field.py lists which): " + RLLTE_NOTE
                                   + RERUN_NOTE),
-         notes="The 26 games of Atari 100k, 100 runs each; run ids are the files' run_number (1-100); the files' "
-               "human-normalised column is not imported (compared in data/cross_checks.csv)."),
+         notes="CURL at the Atari 100k budget (not the package's entry curl, whose numbers come from the Papers with "
+               "Code archive without a stated budget). The 26 games of Atari 100k, 100 runs each; run ids are the "
+               "files' run_number (1-100); the files' human-normalised column is not imported (compared in "
+               "data/cross_checks.csv)."),
 ]
 
 
@@ -282,10 +285,42 @@ def curl_cross_checks(package: Path, upstream: Path) -> list[tuple]:
         path = f"{RLLTE_REPO}@{CURL_COMMITS[game][:7]}:{RLLTE_FOLDER}/CURL/{game}.json"
         note = ("agree: the raw numbers are the ones the file normalised" if agree else
                 f"disagree: the file's HNS average {a:.6g}, its raw numbers give {b:.6g}")
-        out.append(("curl", by_name[game.lower()], f"{path}, the mean of the HNS column of the {len(rows)} runs",
+        out.append(("curl-atari100k", by_name[game.lower()], f"{path}, the mean of the HNS column of the {len(rows)} runs",
                     round(a, 9), f"{path}, the mean of (eval_average_return - random) / (human - random) with "
                     "hsuanwu/evaluation/loader.py's RANDOM_SCORES and HUMAN_SCORES (d9583e5)", round(b, 9),
                     round((b - a) / max(abs(a), abs(b), 1.0), 9), agree, note))
+    return sorted(out, key=lambda r: (r[0], r[1]))
+
+
+def pwc_curl_cross_checks(package: Path, upstream: Path) -> list[tuple]:
+    """Per game: the package's entry curl (the Papers with Code archive, source pwc-2022, budget not stated) against
+    the mean of the 100 CURL runs of rllte's files (Atari 100k). Recorded, not resolved: the two need not be the
+    same protocol, which the note says."""
+    import pandas as pd
+
+    from atari5_spec.data.loading import load
+
+    data = load(package)
+    games = data.games.set_index("game_id")
+    by_name = {str(i).split("/")[-1].split("-")[0].lower(): g for g, i in games["gymnasium_id"].items() if pd.notna(i)}
+    rows = data.scores[(data.scores.algorithm_id == "curl") & data.scores.use_in_fit].set_index("game_id")
+    out = []
+    for game in ATARI_100K:
+        game_id = by_name[game.lower()]
+        if game_id not in rows.index:
+            continue
+        row = rows.loc[game_id]
+        runs = json.loads((upstream / "rllte" / "CURL" / f"{game}.json").read_text(encoding="utf-8"))
+        a, b = float(row.score), sum(r["eval_average_return"] for r in runs) / len(runs)
+        tolerance = max(printed_half_unit(str(row.raw_value)), 0.005 * max(abs(a), abs(b)))
+        agree = abs(b - a) <= tolerance + 1e-9
+        note = ("agree to the archive's printed precision" if agree else
+                f"disagree: the rllte runs average {b:.6g} at Atari 100k, the archive prints {row.raw_value} (its "
+                "budget and runs are not stated, so the difference may be one of protocol)")
+        out.append(("curl", game_id, f"{row.source_id} {row.provenance}", a,
+                    f"{RLLTE_REPO}@{CURL_COMMITS[game][:7]}:{RLLTE_FOLDER}/CURL/{game}.json, the mean of the "
+                    f"eval_average_return of the {len(runs)} runs (entry curl-atari100k)", round(b, 6),
+                    round((b - a) / max(abs(a), abs(b), 1.0), 6), agree, note))
     return sorted(out, key=lambda r: (r[0], r[1]))
 
 
@@ -299,8 +334,9 @@ def main(argv=None) -> int:
     if not import_agents(AGENTS, make, args.upstream, args.package, "scripts/import_atari100k_field.py",
                          only=args.only, dry_run=args.dry_run):
         return 1
-    if not args.dry_run and (not args.only or "curl" in args.only):
-        write_cross_checks(args.package, curl_cross_checks(args.package, args.upstream))
+    if not args.dry_run and (not args.only or "curl-atari100k" in args.only):
+        write_cross_checks(args.package, curl_cross_checks(args.package, args.upstream)
+                           + pwc_curl_cross_checks(args.package, args.upstream))
     return 0
 
 
