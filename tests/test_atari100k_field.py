@@ -115,3 +115,27 @@ def test_the_command_says_which_field_games_a_user_left_out(run, dataset, tmp_pa
     path.write_text(json.dumps(iris), encoding="utf-8")
     code, out, _ = run("leaderboard", "--only-regime", "atari-100k", str(path))
     assert code == 0 and "Your agent is not ranked in the atari-100k field" in out and "pong" in out
+
+
+def test_a_submission_of_the_regime_is_ranked_by_its_field_median(package_copy):
+    """The review bot's summary of an Atari 100k submission without the Atari-5 games: its 26-game median and
+    its rank in the regime, where the Atari-5 leaderboard can say nothing."""
+    import shutil
+
+    from atari5_spec.contributions.report import report_markdown, summarise_submission
+    from atari5_spec.data.loading import load
+
+    from pathlib import Path
+
+    folder = package_copy / "contributions" / "iris-rerun"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "contributions" / "iris", folder)
+    metadata = folder / "metadata.yaml"
+    metadata.write_text(metadata.read_text("utf-8").replace("name: IRIS", "name: IRIS rerun", 1), "utf-8")
+    summary = summarise_submission(folder, package_copy)
+    assert summary.report.merge is not None and summary.estimate is None
+    board = leaderboard(dataset=load(package_copy), regime="atari-100k")
+    iris = next(r for r in board.rows if r.algorithm_id == "iris")
+    assert summary.field_median == pytest.approx(iris.field_median)
+    assert summary.regime_rank == iris.rank and summary.n_regime == len(board.rows)
+    text = report_markdown([summary])
+    assert f"26-game median {iris.field_median:,.1f}: would rank {iris.rank} of {len(board.rows) + 1}" in text
