@@ -39,3 +39,7 @@ fi
 if [[ -n "$upstream2026" && -n "$upstream100k" ]]; then
   python "$here/import_atari100k.py" "$upstream100k" --package "$package"
 fi
+# Issue 26 (data 1.32.0): more protocol evidence read from the sources (scripts/protocol_evidence_2026-11.csv).
+if [[ -n "$upstream2026" && -n "$upstream100k" ]]; then
+  python "$here/update_protocol_evidence.py" "$package" --evidence "$here/protocol_evidence_2026-11.csv"
+fi

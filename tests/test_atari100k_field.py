@@ -1,114 +1,141 @@
-"""The Atari 100k field (issue 26, data 1.32.0-1.38.0): the agents scripts/import_atari100k_field.py merged hold
-the 26 games with their runs, every row names its file and line, the field has at least twelve algorithms, the
-CURL cross-checks are recorded, and the new agents' protocol evidence agrees with data/algorithms.csv."""
+"""The Atari 100k field: its 26 games in data/games.csv, and its ranking by the measured 26-game median."""
+
+from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
+import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-# The 26 games of Atari 100k (Kaiser et al. 2020), as data/games.csv names them.
-ATARI_100K = {"alien", "amidar", "assault", "asterix", "bank_heist", "battle_zone", "boxing", "breakout",
-              "chopper_command", "crazy_climber", "demon_attack", "freeway", "frostbite", "gopher", "hero",
-              "jamesbond", "kangaroo", "krull", "kung_fu_master", "ms_pacman", "pong", "private_eye", "qbert",
-              "road_runner", "seaquest", "up_n_down"}
-# entry -> runs per game in its upstream file
-NEW = {"twm": 5, "der": 100, "otrainbow": 100, "drq": 100, "playvirtual": 15, "curl-atari100k": 100}
-# Entries that are another run or setting of an algorithm already counted (ablations, a second source of PPO).
-SAME_ALGORITHM = {"bbf-rr2": "bbf", "bbf-sticky": "bbf", "bbf-rr2-sticky": "bbf", "ppo-dreamerv3-atari100k": "ppo-100k"}
+from atari5_spec.data.validation import validate_dataset
+from atari5_spec.scoring.field import regime_field
+from atari5_spec.scoring.ranking import leaderboard
+
+# Entries imported from their repositories' results files: each reports exactly the field's games.
+FROM_RESULTS_FILES = ("iris", "spr", "drq-eps", "efficientzero", "muzero-atari100k", "diamond", "dreamerv3-atari100k")
 
 
 @pytest.fixture(scope="module")
-def field(dataset):
-    algorithms = dataset.algorithms
-    return algorithms[algorithms.regime == "atari-100k"].set_index("algorithm_id")
+def board(dataset):
+    return leaderboard(dataset=dataset, regime="atari-100k")
 
 
-def test_every_atari100k_entry_holds_the_26_games_with_a_provenance_per_row(dataset, field):
-    scores = dataset.scores[dataset.scores.algorithm_id.isin(field.index)]
-    for algorithm_id in field.index:
-        rows = scores[scores.algorithm_id == algorithm_id]
-        assert ATARI_100K <= set(rows.game_id), (algorithm_id, sorted(ATARI_100K - set(rows.game_id)))
-        assert rows.provenance.notna().all() and (rows.provenance.str.strip() != "").all(), algorithm_id
-        assert field.loc[algorithm_id, "training_frames"] == 400_000
+def per_game(dataset, algorithm_id: str) -> pd.Series:
+    rows = dataset.scores[(dataset.scores.algorithm_id == algorithm_id) & dataset.scores.use_in_fit.astype(bool)]
+    return rows.groupby("game_id")["score"].first()
 
 
-def test_the_field_has_at_least_twelve_distinct_algorithms(field, dataset):
-    games = dataset.scores.groupby("algorithm_id").game_id.apply(set)
-    complete = {a for a in field.index if ATARI_100K <= games.get(a, set())}
-    distinct = {SAME_ALGORITHM.get(a, a) for a in complete}
-    assert set(NEW) <= complete
-    assert len(distinct) >= 12, sorted(distinct)
+def test_the_marked_games_are_the_games_the_field_reports(dataset):
+    field = regime_field("atari-100k", dataset.benchmark_games)
+    assert field is not None and len(field.games) == 26
+    assert {"battle_zone", "qbert"} <= set(field.games)
+    assert not {"double_dunk", "name_this_game", "phoenix"} & set(field.games)
+    for algorithm_id in FROM_RESULTS_FILES:  # the list in the data agrees with what the field's files hold
+        assert tuple(sorted(per_game(dataset, algorithm_id).index)) == field.games, algorithm_id
 
 
-@pytest.mark.parametrize("algorithm_id,runs", sorted(NEW.items()))
-def test_new_entries_keep_their_runs_and_the_per_game_number_is_their_mean(dataset, algorithm_id, runs):
-    seeds = dataset.seed_scores[dataset.seed_scores.algorithm_id == algorithm_id]
-    assert set(seeds.game_id) == ATARI_100K and seeds.groupby("game_id").size().eq(runs).all()
-    per_game = dataset.scores[dataset.scores.algorithm_id == algorithm_id].set_index("game_id").score
-    assert (seeds.groupby("game_id").score.mean() - per_game).abs().max() < 1e-6
-    entry = dataset.algorithms.set_index("algorithm_id").loc[algorithm_id]
-    assert entry.seeds == runs and entry.statistic == "mean" and entry.exclusion == "training-budget"
+def test_every_entry_of_the_regime_with_the_26_games_is_ranked_by_its_measured_median(dataset, board):
+    games = dataset.games.set_index("game_id")
+    field = board.field
+    regime = dataset.algorithms.loc[dataset.algorithms.regime == "atari-100k", "algorithm_id"]
+    expected = {}
+    for algorithm_id in regime:  # recomputed here from the raw rows, independently of scoring/field.py
+        raw = per_game(dataset, algorithm_id)
+        if set(field.games) <= set(raw.index):  # every atari-100k entry with the 26 games, none left out
+            z = [100 * (raw[g] - games.loc[g, "random_score"]) / (games.loc[g, "human_score"] - games.loc[g, "random_score"])
+                 for g in field.games]
+            expected[algorithm_id] = float(pd.Series(z).median())
+    assert {r.algorithm_id for r in board.rows} == set(expected)
+    assert len(board.rows) >= 15
+    for row in board.rows:
+        assert row.field_median == pytest.approx(expected[row.algorithm_id], rel=1e-12)
+    medians = [r.field_median for r in board.rows]
+    assert medians == sorted(medians, reverse=True)
+    assert [r.rank for r in board.rows] == list(range(1, len(board.rows) + 1))
 
 
-def test_each_run_names_its_upstream_file_commit_and_line(dataset):
-    seeds = dataset.seed_scores[dataset.seed_scores.algorithm_id.isin(NEW)]
-    where = {
-        "twm": r"jrobine/twm@e9e9d6f[0-9a-f]{33}:results/scores\.json line \d+, run [0-4]$",
-        "der": r"RLE-Foundation/rllte@[0-9a-f]{40}:hsuanwu/evaluation/atari_100k/DER\.json line 1, key \w+, run \d+$",
-        "otrainbow": r"RLE-Foundation/rllte@[0-9a-f]{40}:hsuanwu/evaluation/atari_100k/OTRainbow\.json line 1, key \w+, run \d+$",
-        "drq": r"RLE-Foundation/rllte@[0-9a-f]{40}:hsuanwu/evaluation/atari_100k/DrQ\.json line 1, key \w+, run \d+$",
-        "playvirtual": r"RLE-Foundation/rllte@[0-9a-f]{40}:hsuanwu/evaluation/atari_100k/PlayVirtual\.json line 1, key \w+, run \d+$",
-        "curl-atari100k": r"RLE-Foundation/rllte@[0-9a-f]{40}:hsuanwu/evaluation/atari_100k/CURL \w+\.json \(read at [0-9a-f]{7}\) "
-                r"line 1, run_number \d+$",
-    }
-    for row in seeds.itertuples():
-        assert re.search(where[row.algorithm_id], row.provenance), row.provenance
+def test_the_subset_score_is_shown_only_where_an_entry_has_its_games(board):
+    by_id = {r.algorithm_id: r for r in board.rows}
+    assert by_id["bbf"].estimate is not None and by_id["iris"].estimate is None
+    assert all(r.regime == "atari-100k" for r in board.rows)
 
 
-def test_the_licence_of_each_new_source_is_recorded(dataset):
-    sources = dataset.sources.set_index("source_id")
-    for algorithm_id in NEW:
-        contribution = ROOT / "contributions" / algorithm_id / "metadata.yaml"
-        assert "licence: MIT" in contribution.read_text(encoding="utf-8"), algorithm_id
-        assert f"contrib-{algorithm_id}" in sources.index
+def test_a_users_agent_is_ranked_in_the_field_by_its_26_games(dataset, board):
+    iris = per_game(dataset, "iris").to_dict()
+    mine = leaderboard(iris, dataset=dataset, regime="atari-100k")
+    assert mine.user_field_median == pytest.approx(next(r.field_median for r in board.rows if r.algorithm_id == "iris"))
+    assert mine.user_rank == 1 + sum(r.field_median > mine.user_field_median for r in board.rows)
+    assert mine.user_estimate is None  # no Atari-5 score without Double Dunk, Name This Game and Phoenix
+    fewer = dict(iris)
+    fewer.pop("alien")
+    assert leaderboard(fewer, dataset=dataset, regime="atari-100k").user_rank is None
 
 
-def test_curl_cross_checks_are_recorded_and_their_verdicts_recompute(dataset):
-    checks = dataset.cross_checks[dataset.cross_checks.algorithm_id == "curl-atari100k"]
-    assert set(checks.game_id) == ATARI_100K and checks.game_id.is_unique
-    for row in checks.itertuples():
-        a, b = float(row.value_a), float(row.value_b)
-        assert abs(row.relative_difference - (b - a) / max(abs(a), abs(b), 1.0)) < 1e-8
-        assert bool(row.agree) == (abs(b - a) <= 1e-9 + 1e-6 * max(abs(a), abs(b))), row.game_id
-        assert "HNS column" in row.source_a and "eval_average_return" in row.source_b
+def test_other_regimes_keep_the_subset_ranking(dataset):
+    board = leaderboard(dataset=dataset, regime="200M")
+    assert board.field is None and board.ranked_by == "Atari-5 score"
+    assert all(r.field_median is None for r in board.rows)
 
 
-def test_the_new_agents_protocol_evidence_passes_the_packages_evidence_rules(dataset):
-    """scripts/protocol_evidence_100k-new.csv: the rows the evidence updater adds for these agents (same columns as
-    data/protocol_evidence.csv). Appended to the package's table they pass its validation rules (schema enums, one
-    row per field, a stated value equal to data/algorithms.csv's), and they cover every new agent's sticky setting
-    and training frames."""
-    import pandas as pd
+def test_a_package_without_the_table_ranks_the_regime_by_the_subset_as_before(dataset):
+    old = dataset._replace(benchmark_games=None)  # a package made before data 1.32.0
+    board = leaderboard(dataset=old, regime="atari-100k")
+    assert board.field is None
+    assert {r.algorithm_id for r in board.rows} == {"bbf", "bbf-rr2", "bbf-sticky", "bbf-rr2-sticky"}
 
-    from atari5_spec.data.validation import validate_dataset
 
-    schema = json.loads((ROOT / "schemas" / "protocol-evidence.schema.json").read_text(encoding="utf-8"))
-    new = pd.read_csv(ROOT / "scripts" / "protocol_evidence_100k-new.csv", dtype="string", keep_default_na=False)
-    assert list(new.columns) == [f["name"] for f in schema["fields"]]
-    new["value"] = new["value"].where(new["value"] != "", pd.NA)
-    covered = set(zip(new.algorithm_id, new.field))
-    for algorithm_id in NEW:
-        assert {(algorithm_id, "sticky_action_probability"), (algorithm_id, "training_frames")} <= covered
-    assert not set(zip(dataset.protocol_evidence.algorithm_id, dataset.protocol_evidence.field)) & covered
-    evidence = pd.concat([dataset.protocol_evidence, new], ignore_index=True)
-    problems = validate_dataset(dataset._replace(protocol_evidence=evidence))
-    assert [p for p in problems if p.file == "data/protocol_evidence.csv"] == []
-    # and the rule bites: a stated value that is not the table's is refused
-    wrong = new.copy()
-    wrong.loc[(wrong.algorithm_id == "twm") & (wrong.field == "noop_max"), "value"] = "31"
-    evidence = pd.concat([dataset.protocol_evidence, wrong], ignore_index=True)
-    assert [p for p in validate_dataset(dataset._replace(protocol_evidence=evidence))
-            if p.file == "data/protocol_evidence.csv"]
+def test_validation_holds_the_benchmark_to_canonical_games_listed_once(dataset):
+    def problems(table):
+        return [p for p in validate_dataset(dataset._replace(benchmark_games=table))
+                if p.file == "data/benchmark_games.csv"]
+
+    assert problems(dataset.benchmark_games) == []
+    outside = dataset.benchmark_games.copy()
+    outside.loc[outside.index[0], "game_id"] = "air_raid"  # in games.csv, not one of the 57
+    assert any("canonical" in p.message for p in problems(outside))
+    twice = pd.concat([dataset.benchmark_games, dataset.benchmark_games.iloc[:1]], ignore_index=True)
+    assert any("twice" in p.message for p in problems(twice))
+
+
+def test_the_command_prints_and_serialises_the_field_ranking(run, board, tmp_path):
+    code, out, _ = run("leaderboard", "--only-regime", "atari-100k")
+    assert code == 0 and "atari-100k field:" in out and "26-game median" in out
+    assert "not predicted" in out
+    code, out, _ = run("leaderboard", "--only-regime", "atari-100k", "--json")
+    data = json.loads(out)
+    assert data["ranked_by"] == board.ranked_by and len(data["field_games"]) == 26
+    assert [r["algorithm_id"] for r in data["rows"]] == [r.algorithm_id for r in board.rows]
+    assert all(r["field_median"] is not None for r in data["rows"])
+
+
+def test_the_command_says_which_field_games_a_user_left_out(run, dataset, tmp_path):
+    iris = per_game(dataset, "iris").to_dict()
+    iris.pop("pong")
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps(iris), encoding="utf-8")
+    code, out, _ = run("leaderboard", "--only-regime", "atari-100k", str(path))
+    assert code == 0 and "Your agent is not ranked in the atari-100k field" in out and "pong" in out
+
+
+def test_a_submission_of_the_regime_is_ranked_by_its_field_median(package_copy):
+    """The review bot's summary of an Atari 100k submission without the Atari-5 games: its 26-game median and
+    its rank in the regime, where the Atari-5 leaderboard can say nothing."""
+    import shutil
+
+    from atari5_spec.contributions.report import report_markdown, summarise_submission
+    from atari5_spec.data.loading import load
+
+    from pathlib import Path
+
+    folder = package_copy / "contributions" / "iris-rerun"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "contributions" / "iris", folder)
+    metadata = folder / "metadata.yaml"
+    metadata.write_text(metadata.read_text("utf-8").replace("name: IRIS", "name: IRIS rerun", 1), "utf-8")
+    summary = summarise_submission(folder, package_copy)
+    assert summary.report.merge is not None and summary.estimate is None
+    board = leaderboard(dataset=load(package_copy), regime="atari-100k")
+    iris = next(r for r in board.rows if r.algorithm_id == "iris")
+    assert summary.field_median == pytest.approx(iris.field_median)
+    assert summary.regime_rank == iris.rank and summary.n_regime == len(board.rows)
+    text = report_markdown([summary])
+    assert f"26-game median {iris.field_median:,.1f}: would rank {iris.rank} of {len(board.rows) + 1}" in text

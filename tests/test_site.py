@@ -37,6 +37,19 @@ def test_every_algorithm_and_game_has_a_page(site, dataset):
         assert (site / f"{name}.html").is_file(), name
 
 
+def test_the_atari_100k_page_is_the_field_leaderboard(site, dataset):
+    """atari-100k.html ranks the regime as `leaderboard --only-regime atari-100k` does, by the measured median."""
+    board = atari5_spec.leaderboard(dataset=dataset, regime="atari-100k")
+    data = page_data(site / "atari-100k.html")
+    assert [r["id"] for r in data["rows"]] == [r.algorithm_id for r in board.rows]
+    assert [r["field_median"] for r in data["rows"]] == [r.field_median for r in board.rows]
+    assert data["ranked_by"] == board.ranked_by and len(data["games"]) == 26
+    text = (site / "atari-100k.html").read_text("utf-8")
+    shown = re.findall(r'<tr data-algorithm-id="([^"]+)">', text)
+    assert shown == [r.algorithm_id for r in board.rows]
+    assert 'href="atari-100k.html">Atari 100k</a>' in (site / "index.html").read_text("utf-8")
+
+
 def test_every_page_carries_the_citation_line_and_the_data_version(site, dataset):
     from atari5_spec.scoring.citation import citation
 

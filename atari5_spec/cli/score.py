@@ -528,9 +528,12 @@ def _cmd_leaderboard(args) -> int:
     if args.json:
         print(json.dumps({"subset": board.subset, "coefficients": board.coefficients_version,
                           "signature": board.signature, "advice": COMPARISON_ADVICE,
+                          "ranked_by": board.ranked_by,
+                          "field_games": list(board.field.games) if board.field is not None else None,
                           "user": ({"estimate": board.user_estimate, "rank": board.user_rank,
-                                    "median": board.user_median}
-                                   if board.user_estimate is not None else None),
+                                    "median": board.user_median, "field_median": board.user_field_median}
+                                   if board.user_estimate is not None or board.user_field_median is not None
+                                   else None),
                           "rows": [r._asdict() for r in board.rows],
                           "references": [r._asdict() for r in board.references],
                           "n_in_dataset": board.n_in_dataset,
@@ -539,8 +542,18 @@ def _cmd_leaderboard(args) -> int:
                                          for a, n, m in board.incomplete]}, indent=2))
         return 0
     name = board.subset
-    print(f"{name} scores: {len(board.rows)} algorithms ranked of the {board.n_in_dataset} entries in the dataset "
-          f"(coefficients {board.coefficients_version})" + (f", {', '.join(board.filters)}." if board.filters else "."))
+    field = board.field
+    if field is None:
+        print(f"{name} scores: {len(board.rows)} algorithms ranked of the {board.n_in_dataset} entries in the dataset "
+              f"(coefficients {board.coefficients_version})" + (f", {', '.join(board.filters)}." if board.filters
+                                                                else "."))
+    else:
+        print(f"{field.regime} field: {len(board.rows)} algorithms ranked of the {board.n_in_dataset} entries in the "
+              f"dataset by their {field.statistic}" + (f", {', '.join(board.filters)}." if board.filters else ".")
+              + f" Not by an {name} score: three {name} games are not among the {len(field.games)} games of this "
+              f"regime. The median is measured from the data, not predicted (no interval), with the package's "
+              f"normalisation constants (a paper's own constants can move its printed median a little); the {name} "
+              f"score (coefficients {board.coefficients_version}) is shown where an entry has the five games.")
     if board.unranked:
         print(f"Not ranked ({board.n_in_dataset - len(board.rows)}): "
               + "; ".join(f"{n} {why}" for why, n in board.unranked) + ".")
@@ -549,17 +562,23 @@ def _cmd_leaderboard(args) -> int:
     if board.other_regimes:
         print(f"Entries with short training budgets ({', '.join(board.other_regimes)}) are ranked among their peers: "
               f"--only-regime {board.other_regimes[-1]}.")
-    print(f"\n  {'rank':>4}  {'algorithm':<34} {name:>10} {'median':>10} {'games':>5}  "
-          f"{'regime':>10} {'frames':>7} {'sticky':>6} {'statistic':<21} {'seeds':>5}")
-    user_line = (f"  {'->':>4}  {'your agent':<34} {_number(board.user_estimate):>10} "
-                 f"{_number(board.user_median):>10}" if board.user_estimate is not None else None)
+    first = name if field is None else field.column_label
+    print(f"\n  {'rank':>4}  {'algorithm':<34} {first:>14}" + (f" {name:>8}" if field is not None else "")
+          + f" {'median':>10} {'games':>5}  {'regime':>10} {'frames':>7} {'sticky':>6} {'statistic':<21} {'seeds':>5}")
+    user_value = board.user_estimate if field is None else board.user_field_median
+    user_line = (f"  {'->':>4}  {'your agent':<34} {_number(user_value):>14}"
+                 + (f" {_number(board.user_estimate):>8}" if field is not None else "")
+                 + f" {_number(board.user_median):>10}" if user_value is not None else None)
     def shown(value):
         return "-" if value is None else str(value)
 
     def line(row, rank: str) -> str:
         label = printable(row.name) if row.kind == "agent" else f"{printable(row.name)} (reference, not ranked)"
         frames = "-" if row.training_frames is None else format_frames(int(row.training_frames))
-        return (f"  {rank:>4}  {label[:34]:<34} {_number(row.estimate):>10} {_number(row.median):>10} "
+        first = row.estimate if field is None else row.field_median
+        return (f"  {rank:>4}  {label[:34]:<34} {_number(first):>14}"
+                + (f" {_number(row.estimate):>8}" if field is not None else "")
+                + f" {_number(row.median):>10} "
                 f"{row.n_games:>5}  {shown(row.regime):>10} {frames:>7} {shown(row.sticky_action_probability):>6} "
                 f"{shown(row.statistic):<21} {shown(row.seeds):>5}")
 
@@ -575,15 +594,19 @@ def _cmd_leaderboard(args) -> int:
         print(line(reference, "--"))
     if user_line:
         print(user_line)
+    what = name if field is None else f"{field.regime} field"
     if board.user_rank is not None:
-        print(f"\nYour agent: {name} {_number(board.user_estimate)}, rank {board.user_rank} of {len(board.rows) + 1}.")
+        print(f"\nYour agent: {first} {_number(user_value)}, rank {board.user_rank} of {len(board.rows) + 1}.")
+    elif observations and field is not None:
+        print(f"\nYour agent is not ranked in the {what}: give all {len(field.games)} of its games "
+              f"({', '.join(field.games)}).")
     elif observations:
         print(f"\nYour agent has no {name} score: some of its games are missing (see `atari5-spec score`).")
     if 0 < len(board.incomplete) <= 20:
-        print(f"\nNot ranked, without all {name} games: " + "; ".join(
+        print(f"\nNot ranked, without all {what} games: " + "; ".join(
             f"{printable(n)} (no {', '.join(m)})" for _, n, m in board.incomplete) + ".")
     elif board.incomplete:
-        print(f"\n{len(board.incomplete)} more entries pass the filter without all {name} games (listed by --json).")
+        print(f"\n{len(board.incomplete)} more entries pass the filter without all {what} games (listed by --json).")
     print(f"\n{COMPARISON_ADVICE}")
     print(f"signature: {board.signature}")
     return 0

@@ -56,6 +56,10 @@ class SubmissionSummary(NamedTuple):
     coefficients_version: str | None = None
     note: str | None = None            # why no estimate was computed
     changes: tuple = ()                # a correction's (game, old, new) for every number it replaces
+    # A regime with a field of its own (Atari 100k) ranks by the measured median over its games (scoring/field.py):
+    # then regime_rank/n_regime are that ranking's, and these say by what.
+    field_median: float | None = None
+    field_label: str | None = None     # e.g. "26-game median"
 
 
 class ChangedFiles(NamedTuple):
@@ -144,15 +148,28 @@ def summarise_submission(folder: str | Path, package: str | Path | None = None, 
     summary = summary._replace(median=median, n_games=n_games, regime=regime,
                                coefficients_version=board.coefficients_version)
     result = score(fit, n_bootstrap=0, partial=True, coefficients=board.coefficients_version)
+    # Peers: the leaderboard of the entry's own regime (Atari 100k entries are ranked only there).
+    regime_board = (leaderboard(dataset=dataset, regime=regime, coefficients=board.coefficients_version)
+                    if regime else None)
+    field = regime_board.field if regime_board is not None else None
+    if field is not None:  # ranked by the field's measured median, with or without the Atari-5 games
+        from ..scoring.field import user_field_median
+
+        value, _ = user_field_median(result.normalised, field)
+        if value is not None:
+            summary = summary._replace(
+                field_median=value, field_label=field.column_label, n_regime=len(regime_board.rows),
+                regime_rank=1 + sum(row.field_median > value for row in regime_board.rows))
     if result.estimate is None:
         missing = result.not_computable.get(result.subset, ())
         return summary._replace(note=f"no Atari-5 estimate: {', '.join(missing)} not given")
     estimate = float(result.estimate)
-    # Peers: the leaderboard of the entry's own regime (Atari 100k entries are ranked only there).
-    peers = leaderboard(dataset=dataset, regime=regime, coefficients=board.coefficients_version).rows if regime else []
-    return summary._replace(
-        estimate=estimate, rank=1 + sum(row.estimate > estimate for row in board.rows), n_ranked=len(board.rows),
-        regime_rank=(1 + sum(row.estimate > estimate for row in peers)) if regime else None, n_regime=len(peers))
+    summary = summary._replace(estimate=estimate, rank=1 + sum(row.estimate > estimate for row in board.rows),
+                               n_ranked=len(board.rows))
+    if regime_board is None or field is not None:
+        return summary
+    return summary._replace(regime_rank=1 + sum(row.estimate > estimate for row in regime_board.rows),
+                            n_regime=len(regime_board.rows))
 
 
 def _package_of(folder: Path) -> Path | None:
@@ -217,12 +234,16 @@ def _summary_lines(summary: SubmissionSummary, held: bool = False) -> list[str]:
             lines.append(f"- Atari-5 estimate ({escape(summary.coefficients_version)}): {_number(summary.estimate)}; "
                          + median)
             rank = f"- would rank {summary.rank} of {summary.n_ranked + 1} on the leaderboard"
-            if summary.regime:
+            if summary.regime and summary.field_median is None and summary.regime_rank is not None:
                 rank += (f", {summary.regime_rank} of {summary.n_regime + 1} among entries of regime "
                          f"{escape(summary.regime)}")
             lines.append(rank)
         elif summary.note:
             lines.append(f"- {escape(summary.note)}")
+        if summary.field_median is not None:
+            lines.append(f"- {escape(summary.field_label)} {_number(summary.field_median)}: would rank "
+                         f"{summary.regime_rank} of {summary.n_regime + 1} among entries of regime "
+                         f"{escape(summary.regime)} (ranked by that measured median)")
         if summary.changes:
             lines += ["", f"Every number the correction replaces ({len(summary.changes)}):", "",
                       "| game | old | new | new / old |", "|---|---:|---:|---:|"]
@@ -281,7 +302,11 @@ def report_text(summaries: list[SubmissionSummary], changed: ChangedFiles | None
                      + (f", true median {_number(summary.median)}" if summary.median is not None else "")
                      + f"; would rank {summary.rank} of {summary.n_ranked + 1}"
                      + (f" ({summary.regime_rank} of {summary.n_regime + 1} in regime {summary.regime})"
-                        if summary.regime else ""))
+                        if summary.regime and summary.field_median is None and summary.regime_rank is not None
+                        else ""))
+        if summary.field_median is not None:
+            text += (f"\n  {summary.field_label} {_number(summary.field_median)}: would rank {summary.regime_rank} "
+                     f"of {summary.n_regime + 1} in regime {summary.regime}")
         text += "".join(f"\n  corrects {game}: {old:,.6g} -> {new:,.6g}" + (f" (x{new / old:.4g})" if old else "")
                         for game, old, new in summary.changes)
         parts.append(text)

@@ -162,7 +162,13 @@ def rule_checks(name: str, data: Dataset) -> list:
                   "a canonical game needs both random_score and human_score", "fill both normalisation constants"),
             _rule(pa, "in_57", lambda d: pd.Series(int(d.in_57.sum()) == 57, index=d.index) | ~d.in_57,
                   "the package must mark exactly 57 games as in_57", "set in_57 to true for the canonical 57 games only"),
-        ]
+        ] + ([  # the Atari 100k field (data 1.32.0): 26 of the canonical games, Kaiser et al. 2020
+            _rule(pa, "in_atari_100k", lambda d: pd.Series(int(d.in_atari_100k.sum()) == 26, index=d.index)
+                  | ~d.in_atari_100k, "the package must mark exactly 26 games as in_atari_100k",
+                  "set in_atari_100k to true for the 26 games of Atari 100k only (Kaiser et al. 2020, section 6)"),
+            _rule(pa, "in_atari_100k", lambda d: ~(d.in_atari_100k & ~d.in_57),
+                  "an Atari 100k game must be one of the canonical 57", "set in_57 to true, or in_atari_100k to false"),
+        ] if "in_atari_100k" in games.columns else [])
     if name == "algorithms":
         return protocol_checks(pa) + text_checks(pa, name, data) + [
             _rule(pa, "exclusion_note", lambda d: d.exclusion.isna() == d.exclusion_note.isna(),
@@ -221,6 +227,14 @@ def rule_checks(name: str, data: Dataset) -> list:
         return per_seed_checks(pa, name, data)
     if name == "protocol_evidence":
         return protocol_evidence_checks(pa, data)
+    if name == "benchmark_games":
+        canonical = games.loc[games.in_57.astype(bool), "game_id"]
+        return text_checks(pa, name, data) + [
+            _rule(pa, "game_id", lambda d: d.game_id.isin(canonical),
+                  "game_id is not one of the 57 canonical games in data/games.csv", "use a canonical game id"),
+            _rule(pa, "game_id", lambda d: ~d.duplicated(["benchmark", "game_id"], keep=False),
+                  "the game is listed twice for the benchmark", "keep one row"),
+        ]
     if name == "cross_checks":
         return text_checks(pa, name, data) + [
             _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),

@@ -1,5 +1,7 @@
 """The leaderboard: the Atari-5 score of every algorithm in the dataset that has the five games.
 
+(The Atari 100k regime is ranked by its own field's measured 26-game median instead: scoring/field.py.)
+
 Scores come from the rows new fits may use (:func:`atari5_spec.training.candidate_rows`:
 marked use_in_fit, not superseded, entry not excluded), scored with a pinned
 coefficient version exactly as a user's agent is, so a user's score can be
@@ -15,6 +17,7 @@ from typing import Any, NamedTuple
 
 from ..method import training
 from .estimate import as_coefficient_set, resolve_subset, score, signature, subset_estimate
+from .field import Field, field_medians, regime_field, user_field_median
 
 __all__ = ["leaderboard", "Leaderboard", "LeaderboardRow", "MIN_GAMES_FOR_MEDIAN", "COMPARISON_ADVICE"]
 
@@ -27,7 +30,7 @@ class LeaderboardRow(NamedTuple):
     rank: int | None                  # None for a reference line (human play): shown, never ranked
     algorithm_id: str
     name: str
-    estimate: float                   # the subset's score
+    estimate: float | None            # the subset's score (None in a field ranking, for an entry without its games)
     median: float | None              # true median over the canonical games it has (if >= 40)
     n_games: int                      # canonical games with a score
     kind: str                         # "agent", or a reference entry such as "human-reference"
@@ -40,6 +43,8 @@ class LeaderboardRow(NamedTuple):
     # Where each protocol fact is stated, or where its source is silent (data/protocol_evidence.csv):
     # field -> {value, status, source, location, verification}; empty when no evidence is recorded.
     protocol_evidence: dict | None = None
+    # In a regime ranked by its own field (Atari 100k): the measured median over the field's games; else None.
+    field_median: float | None = None
 
 
 class Leaderboard(NamedTuple):
@@ -58,6 +63,15 @@ class Leaderboard(NamedTuple):
     # With a protocol filter: the entries that pass it but lack some of the subset's games, (algorithm_id, name,
     # missing games), e.g. the 26-game Atari 100k field, which has Battle Zone and Q*bert only of the Atari-5 games.
     incomplete: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # A regime with a field of its own (--only-regime atari-100k) is ranked by the field's measured median, not by
+    # the subset's score (scoring/field.py); None otherwise. `incomplete` then lists missing field games.
+    field: Field | None = None
+    user_field_median: float | None = None
+
+    @property
+    def ranked_by(self) -> str:
+        """What the rank orders: the subset's score, or the field's measured statistic."""
+        return self.field.statistic if self.field is not None else f"{self.subset} score"
 
     def to_frame(self):
         """The ranked rows (rank index), the reference lines after them with rank NaN."""
@@ -152,6 +166,12 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     select peers by protocol: ``regime`` (label, e.g. '200M'), ``sticky``
     ('yes', 'no' or 'unknown') and ``frames`` (training frames). Each row
     carries its protocol (regime, frames, sticky actions, statistic, seeds).
+
+    A regime with a field of its own (``regime='atari-100k'``: its papers
+    report 26 games, three of the Atari-5 games not among them) is ranked by
+    the field's measured median over those games (``field_median``; see
+    :mod:`atari5_spec.scoring.field`), with the subset's score beside it where
+    an entry has the subset's games; ``Leaderboard.ranked_by`` says which.
     """
     import pandas as pd
 
@@ -188,46 +208,63 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     kinds = dataset.algorithms.set_index("algorithm_id")["kind"].astype(str)
     per_pair = rows[rows["game_id"].isin(model.games)].groupby(["algorithm_id", "game_id"])["score"].first()
     complete = per_pair.unstack().reindex(columns=list(model.games)).dropna()
+    estimates = {a: float(subset_estimate(raw.to_dict(), model, constants)) for a, raw in complete.iterrows()}
+    field = regime_field(regime, getattr(dataset, "benchmark_games", None))
+    if field is not None:  # ranked by the field's measured median; the subset's score shown where it exists
+        normalised = training.normalised_scores(rows, dataset.games).groupby(
+            ["algorithm_id", "game_id"])["normalised"].first()
+        medians, missing_field = field_medians(normalised, field)
+        ranking = {a: float(m) for a, m in medians.items()}
+    else:
+        ranking = estimates
     evidence = _evidence_by_algorithm(dataset)
     entries = []
-    for algorithm_id, raw in complete.iterrows():
+    for algorithm_id in ranking:
         n_games = int(summary.loc[algorithm_id, "n_games"])
         entries.append(dict(
             algorithm_id=algorithm_id, name=names[algorithm_id], n_games=n_games, kind=kinds[algorithm_id],
-            estimate=float(subset_estimate(raw.to_dict(), model, constants)),
+            estimate=estimates.get(algorithm_id),
             median=float(summary.loc[algorithm_id, "median"]) if n_games >= MIN_GAMES_FOR_MEDIAN else None,
             regime=_value(protocol.loc[algorithm_id, "regime"]),
             training_frames=_value(protocol.loc[algorithm_id, "training_frames"]),
             sticky_action_probability=_value(protocol.loc[algorithm_id, "sticky_action_probability"]),
             statistic=_value(protocol.loc[algorithm_id, "statistic"]),
             seeds=_value(protocol.loc[algorithm_id, "seeds"]),
-            protocol_evidence=evidence.get(algorithm_id, {})))
-    entries.sort(key=lambda e: (-e["estimate"], e["algorithm_id"]))
+            protocol_evidence=evidence.get(algorithm_id, {}),
+            field_median=ranking[algorithm_id] if field is not None else None))
+    entries.sort(key=lambda e: (-ranking[e["algorithm_id"]], e["algorithm_id"]))
     # Human play is a reference line, not a competitor: shown at its score, never given a rank.
     references = tuple(LeaderboardRow(rank=None, **e) for e in entries if e["kind"] != "agent")
     entries = [e for e in entries if e["kind"] == "agent"]
     incomplete = ()
-    if filtered:  # peers the filter found that the subset cannot score: say so rather than drop them silently
+    if field is not None:  # peers of the regime without every field game: named, not dropped silently
+        incomplete = tuple((a, names[a], missing_field[a]) for a in sorted(missing_field))
+    elif filtered:  # peers the filter found that the subset cannot score: say so rather than drop them silently
         have = per_pair.reset_index().groupby("algorithm_id")["game_id"].agg(set) if len(per_pair) else {}
         incomplete = tuple(
             (a, names[a], tuple(g for g in model.games if g not in have.get(a, set())))
             for a in sorted(set(rows["algorithm_id"]) - set(complete.index)))
     ranked = tuple(LeaderboardRow(rank=i + 1, **e) for i, e in enumerate(entries))
-    unranked = _unranked(dataset.algorithms, algorithms, {r.algorithm_id for r in ranked}, set(complete.index),
-                         references, subset)
-    user_estimate = user_rank = user_median = None
+    unranked = _unranked(dataset.algorithms, algorithms, {r.algorithm_id for r in ranked}, set(ranking),
+                         references, subset if field is None else f"{field.regime} field")
+    user_estimate = user_rank = user_median = user_field = None
     if scores is not None:
         from .own_median import own_median
 
-        result = score(scores, subset=subset, coefficients=coefficient_set, n_bootstrap=0)
+        # In a field ranking the subset's games are optional (the Atari 100k field lacks three Atari-5 games).
+        result = score(scores, subset=subset, coefficients=coefficient_set, n_bootstrap=0, partial=field is not None)
         user_estimate = result.estimate
         own = own_median(result)  # the agent's own 57-game median, as for the entries, with >= 40 games
         user_median = own.median if own is not None else None
-        if user_estimate is not None:
+        if field is not None:
+            user_field, _ = user_field_median(result.normalised, field)
+            if user_field is not None:
+                user_rank = 1 + sum(row.field_median > user_field for row in ranked)
+        elif user_estimate is not None:
             user_rank = 1 + sum(row.estimate > user_estimate for row in ranked)
     return Leaderboard(subset, coefficient_set.version, signature(subset, coefficient_set), ranked,
                        user_estimate, user_rank, labels, tuple(other), references, len(dataset.algorithms), unranked,
-                       user_median, incomplete)
+                       user_median, incomplete, field, user_field)
 
 
 def _unranked(every, considered, ranked: set, complete: set, references,

@@ -112,6 +112,10 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
     page("index.html", "index.html", title="Atari-5 leaderboard", rows=rows, board=board, sticky_values=sticky_values,
          page_data={"rows": rows, "subset": board.subset, "signature": board.signature,
                     "data_version": data_version})
+    field, field_board = pages.field_rows(dataset, coefficients)
+    if field_board.field is not None:
+        page("atari-100k.html", "field.html", title="Atari 100k leaderboard", rows=field, board=field_board,
+             page_data={"rows": field, "ranked_by": field_board.ranked_by, "games": list(field_board.field.games)})
     for algorithm in algorithm_pages:
         svg = charts.budget_curve_svg(algorithm["curve"], f"{algorithm['name']}: scores at training budgets")
         page(f"algorithms/{algorithm['id']}.html", "algorithm.html", title=algorithm["name"], a=algorithm,

@@ -27,7 +27,7 @@ from ..scoring.estimate import published_extremes
 from ..scoring.ranking import MIN_GAMES_FOR_MEDIAN, leaderboard
 from .scorer import band_interval, score_one_seed, subset_bands
 
-__all__ = ["leaderboard_rows", "algorithm_pages", "game_pages", "source_rows", "number", "STICKY_GROUPS"]
+__all__ = ["leaderboard_rows", "field_rows", "algorithm_pages", "game_pages", "source_rows", "number", "STICKY_GROUPS"]
 
 # The leaderboard's sticky-action filters: the first three split every entry; any other the installed
 # leaderboard() accepts (a finer "unknown", such as "not-stated") becomes one more value of the page's filter.
@@ -130,6 +130,17 @@ def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari
             "source_id": source_id, "source": sources.get(source_id, source_id) if source_id else None,
             "default": row.algorithm_id in in_default})
     return out, default, tuple(sticky_values)
+
+
+def field_rows(dataset, coefficients: CoefficientSet, regime: str = "atari-100k"):
+    """The regime ranked by its own field (scoring/field.py), as `leaderboard --only-regime REGIME` ranks it:
+    (rows best first, the board); the board's ``field`` is None when the package marks no field games."""
+    board = leaderboard(dataset=dataset, coefficients=coefficients, regime=regime)
+    rows = [{"rank": r.rank, "id": r.algorithm_id, "name": r.name, "field_median": r.field_median,
+             "estimate": r.estimate, "n_games": r.n_games, "frames_label": None if r.training_frames is None
+             else format_frames(int(r.training_frames)), "sticky_probability": _plain(r.sticky_action_probability),
+             "statistic": _plain(r.statistic), "seeds": _plain(r.seeds)} for r in board.rows]
+    return rows, board
 
 
 def _normalised(raw: float, random: float | None, human: float | None) -> float | None:
