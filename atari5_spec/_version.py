@@ -6,5 +6,5 @@ the signature format) is independent of the data package version
 "Versioning" has the rule.
 """
 
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 __release_date__ = "2026-11-25"
