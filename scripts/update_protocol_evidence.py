@@ -27,8 +27,6 @@ that moved on (other agents added) without harm: rows whose entry is missing the
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import re
 import sys
@@ -36,32 +34,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/import_protocol_2026.py
 
 from atari5_spec.data.datapackage import bump_version, descriptor_text, read_descriptor  # noqa: E402
 from atari5_spec.data.transaction import package_transaction  # noqa: E402
 from atari5_spec.data.validation import regime_label  # noqa: E402
 from atari5_spec.data.versioning import descriptor_with_stats  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
+from import_protocol_2026 import MAX_NOTE, NOTE_POINTER, read_csv, same  # noqa: E402
 
 EVIDENCE = "data/protocol_evidence.csv"
 ALGORITHMS = "data/algorithms.csv"
 SCHEMA = "schemas/protocol-evidence.schema.json"
-NOTE_POINTER = "Protocol evidence per field (source, location): data/protocol_evidence.csv."
-MAX_NOTE = 1000
 CORRECTION = "correction"
 NOTE_DROP = "note_drop"
-
-
-def read_csv(text: str) -> tuple[list[str], list[dict[str, str]]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    return list(reader.fieldnames or []), list(reader)
-
-
-def same(a: str, b: str) -> bool:
-    try:
-        return float(a) == float(b)
-    except ValueError:
-        return a == b
 
 
 def schema_problems(row: dict[str, str], fields: list[dict], where: str) -> list[str]:

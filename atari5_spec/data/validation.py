@@ -162,13 +162,7 @@ def rule_checks(name: str, data: Dataset) -> list:
                   "a canonical game needs both random_score and human_score", "fill both normalisation constants"),
             _rule(pa, "in_57", lambda d: pd.Series(int(d.in_57.sum()) == 57, index=d.index) | ~d.in_57,
                   "the package must mark exactly 57 games as in_57", "set in_57 to true for the canonical 57 games only"),
-        ] + ([  # the Atari 100k field (data 1.32.0): 26 of the canonical games, Kaiser et al. 2020
-            _rule(pa, "in_atari_100k", lambda d: pd.Series(int(d.in_atari_100k.sum()) == 26, index=d.index)
-                  | ~d.in_atari_100k, "the package must mark exactly 26 games as in_atari_100k",
-                  "set in_atari_100k to true for the 26 games of Atari 100k only (Kaiser et al. 2020, section 6)"),
-            _rule(pa, "in_atari_100k", lambda d: ~(d.in_atari_100k & ~d.in_57),
-                  "an Atari 100k game must be one of the canonical 57", "set in_57 to true, or in_atari_100k to false"),
-        ] if "in_atari_100k" in games.columns else [])
+        ]
     if name == "algorithms":
         return protocol_checks(pa) + text_checks(pa, name, data) + [
             _rule(pa, "exclusion_note", lambda d: d.exclusion.isna() == d.exclusion_note.isna(),

@@ -98,8 +98,10 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
     irt = structure.training_irt(dataset)
     published = structure.published_irt_table(root)
     game_pages = pages.game_pages(dataset, versions, irt.result.items, published)
+    field, field_board = pages.field_rows(dataset, coefficients)
     env = render.environment()
     common = {"data_version": data_version, "code_version": __version__, "citation_line": citation.sentence,
+              "field_page": field_board.field is not None,
               "coefficients": f"{coefficients.version}@{coefficients.digest}", "generator": GENERATOR,
               "docs_href": docs_href, "docs_relative": docs_relative, "number": pages.number}
     files: dict[str, bytes] = {}
@@ -112,7 +114,6 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
     page("index.html", "index.html", title="Atari-5 leaderboard", rows=rows, board=board, sticky_values=sticky_values,
          page_data={"rows": rows, "subset": board.subset, "signature": board.signature,
                     "data_version": data_version})
-    field, field_board = pages.field_rows(dataset, coefficients)
     if field_board.field is not None:
         page("atari-100k.html", "field.html", title="Atari 100k leaderboard", rows=field, board=field_board,
              page_data={"rows": field, "ranked_by": field_board.ranked_by, "games": list(field_board.field.games)})
