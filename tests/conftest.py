@@ -41,6 +41,20 @@ def package_copy(tmp_path):
 
 
 @pytest.fixture()
+def package_git(package_copy):
+    """``package_copy`` as a git repository with one commit ("base"); returns git(*args) run in it."""
+    from git_helpers import git_in
+
+    def git(*args):
+        return git_in(package_copy, *args)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    return git
+
+
+@pytest.fixture()
 def run(capsys):
     """Run the CLI in-process: (exit status, stdout, stderr)."""
     from atari5_spec.cli import main

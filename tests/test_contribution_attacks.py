@@ -139,17 +139,9 @@ def test_forty_thousand_seeds_of_one_game_are_refused(package_copy, run):
 
 # --- published data edited in a pull request -------------------------------------------------------------------------
 
-def test_an_edited_published_score_with_its_hash_re_recorded_needs_a_maintainer(package_copy, run, monkeypatch):
-    import subprocess
-
-    def git(*args):
-        subprocess.run(["git", "-C", str(package_copy), *args], check=True, capture_output=True,
-                       env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-                            "GIT_COMMITTER_EMAIL": "t@example.org", "HOME": str(package_copy), "PATH": "/usr/bin:/bin"})
-
-    git("init", "-q")
-    git("add", "-A")
-    git("commit", "-qm", "base")
+def test_an_edited_published_score_with_its_hash_re_recorded_needs_a_maintainer(package_copy, package_git, run,
+                                                                               monkeypatch):
+    git = package_git
     scores = package_copy / "data" / "scores.csv"
     text = scores.read_text(encoding="utf-8")
     old = next(line for line in text.split("\n") if ",dreamerv3,alien," in line and line.endswith(",true,"))

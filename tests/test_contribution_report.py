@@ -8,7 +8,6 @@ separator, a misspelt game).
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -79,15 +78,9 @@ def test_a_bad_submission_names_file_line_and_fix_and_exits_1(package_copy, caps
     assert folder.is_dir()
 
 
-def test_changed_range_reviews_only_the_submissions_a_pull_request_touches(package_copy, capsys, monkeypatch):
-    def git(*args):
-        subprocess.run(["git", "-C", str(package_copy), *args], check=True, capture_output=True,
-                       env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-                            "GIT_COMMITTER_EMAIL": "t@example.org", "HOME": str(package_copy), "PATH": "/usr/bin:/bin"})
-
-    git("init", "-q")
-    git("add", "-A")
-    git("commit", "-qm", "base")
+def test_changed_range_reviews_only_the_submissions_a_pull_request_touches(package_copy, package_git, capsys,
+                                                                          monkeypatch):
+    git = package_git
     _good(package_copy)
     _bad(package_copy)
     (package_copy / "data" / "notes.txt").write_text("x", encoding="utf-8")
@@ -139,15 +132,9 @@ def test_the_workflow_running_pull_request_code_has_no_write_token_and_no_artifa
             assert re.search(r"@[0-9a-f]{40}\b", line), f"not pinned by commit: {line.strip()}"
 
 
-def test_a_readme_under_contributions_is_a_changed_file_for_the_maintainer(package_copy, capsys, monkeypatch):
-    def git(*args):
-        subprocess.run(["git", "-C", str(package_copy), *args], check=True, capture_output=True,
-                       env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-                            "GIT_COMMITTER_EMAIL": "t@example.org", "HOME": str(package_copy), "PATH": "/usr/bin:/bin"})
-
-    git("init", "-q")
-    git("add", "-A")
-    git("commit", "-qm", "base")
+def test_a_readme_under_contributions_is_a_changed_file_for_the_maintainer(package_copy, package_git, capsys,
+                                                                          monkeypatch):
+    git = package_git
     (package_copy / "contributions").mkdir(exist_ok=True)
     (package_copy / "contributions" / "README.md").write_text("[ready to merge](https://evil.example)\n")
     _good(package_copy)

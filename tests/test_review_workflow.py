@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from git_helpers import git_in
 
 from conftest import copy_package
 
@@ -42,12 +43,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("nod
                                 reason="needs git and node (the workflow's bash steps and github-script)")
 
 
-def _git(cwd: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "HOME": str(cwd), "PATH": os.environ["PATH"],
-           "GIT_CONFIG_NOSYSTEM": "1"}
-    return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True,
-                          env=env).stdout.strip()
+_git = git_in  # tests/git_helpers.py
 
 
 def _add_submission(work: Path, folder: str, name: str | None = None) -> None:
