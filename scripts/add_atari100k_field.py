@@ -10,8 +10,9 @@ pinned subset can score that field; the leaderboard ranks it by its own statisti
 human-normalised score over the 26 games (:mod:`atari5_spec.scoring.field`), and for that the package must say
 which games they are.
 
-This script, run once on a package at data 1.31.0 or later, adds the resource ``benchmark_games`` (schema
-``schemas/benchmark-games.schema.json``; a new table, so a minor version as for protocol_evidence in 1.25.0):
+This script, run once on a package at data 1.31.0 or later whose ``schemas/`` holds
+``benchmark-games.schema.json`` (it ships with the code that reads the table), adds the resource
+``benchmark_games`` (with that schema; a new table, so a minor version as for protocol_evidence in 1.25.0):
 one row per (benchmark, game), the benchmark named by its entries' regime label (``atari-100k``); bumps the
 data package's minor version and sets the descriptor's hashes; one transaction.
 
@@ -32,9 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from atari5_spec.data.datapackage import bump_version, descriptor_text, read_descriptor, table_resource  # noqa: E402
+from atari5_spec.data.datapackage import read_descriptor, table_resource  # noqa: E402
 from atari5_spec.data.transaction import package_transaction  # noqa: E402
-from atari5_spec.data.versioning import descriptor_with_stats  # noqa: E402
+from atari5_spec.data.versioning import bumped_descriptor_text  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
 FIRST_VERSION = "1.31.0"
@@ -67,9 +68,7 @@ def apply(root: Path) -> dict[str, str]:
     texts = {path: csv_text(columns, ([BENCHMARK, g, SOURCE, LOCATION] for g in sorted(ATARI_100K_GAMES)))}
     at = next(i for i, r in enumerate(descriptor["resources"]) if r["name"] == "games") + 1
     descriptor["resources"].insert(at, table_resource(name, path, schema, title, description))
-    descriptor["version"] = bump_version(descriptor["version"], "minor")
-    descriptor = descriptor_with_stats(root, descriptor, texts)
-    texts["datapackage.json"] = descriptor_text(descriptor)
+    texts["datapackage.json"] = bumped_descriptor_text(root, descriptor, texts)
     return texts
 
 

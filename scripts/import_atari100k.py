@@ -253,9 +253,9 @@ def write_cross_checks(package: Path, rows: list[tuple]) -> None:
     import csv
     import io
 
-    from atari5_spec.data.datapackage import bump_version, descriptor_text, read_descriptor
+    from atari5_spec.data.datapackage import read_descriptor
     from atari5_spec.data.transaction import package_transaction
-    from atari5_spec.data.versioning import descriptor_with_stats
+    from atari5_spec.data.versioning import bumped_descriptor_text
 
     with package_transaction(package, "import_atari100k cross-checks") as change:
         current = list(csv.DictReader(io.StringIO((package / "data" / "cross_checks.csv").read_text(encoding="utf-8"))))
@@ -268,9 +268,8 @@ def write_cross_checks(package: Path, rows: list[tuple]) -> None:
             print("cross-checks: unchanged")
             return
         descriptor = read_descriptor(package)
-        descriptor["version"] = bump_version(descriptor["version"], "minor")
         texts = {"data/cross_checks.csv": text}
-        texts["datapackage.json"] = descriptor_text(descriptor_with_stats(package, descriptor, texts))
+        texts["datapackage.json"] = bumped_descriptor_text(package, descriptor, texts)
         change.commit(texts)
     disagree = sum(not r[7] for r in rows)
     print(f"cross-checks: {len(rows)} comparisons written ({disagree} disagreements kept), data {descriptor['version']}")

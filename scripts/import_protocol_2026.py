@@ -34,10 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from atari5_spec.data.datapackage import bump_version, descriptor_text, read_descriptor, table_resource  # noqa: E402
+from atari5_spec.data.datapackage import read_descriptor, table_resource  # noqa: E402
 from atari5_spec.data.transaction import package_transaction  # noqa: E402
 from atari5_spec.data.validation import regime_label  # noqa: E402
-from atari5_spec.data.versioning import descriptor_with_stats  # noqa: E402
+from atari5_spec.data.versioning import bumped_descriptor_text  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
 FIRST_VERSION = "1.23.0"  # the data the evidence was read against (1.24.0 adds calibrations only)
@@ -121,9 +121,7 @@ def apply(root: Path, evidence_path: Path) -> dict[str, str]:
         if not any(r["name"] == name for r in descriptor["resources"]):
             at = next(i for i, r in enumerate(descriptor["resources"]) if r["name"] == "seed_scores") + 1
             descriptor["resources"].insert(at, table_resource(name, path, schema, title, description))
-    descriptor["version"] = bump_version(descriptor["version"], "minor")
-    descriptor = descriptor_with_stats(root, descriptor, texts)
-    texts["datapackage.json"] = descriptor_text(descriptor)
+    texts["datapackage.json"] = bumped_descriptor_text(root, descriptor, texts)
     return texts
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..data.datapackage import bump_version, descriptor_text, package_root, read_descriptor, resource_path, schema_of
+from ..data.datapackage import package_root, read_descriptor, resource_path, schema_of
 from ..data.errors import InputError
 from ..data.paths import package_target, read_regular_file
 from ..data.validation import Problem
@@ -161,7 +161,7 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     submission is not clean or is already merged; then nothing is written.
     """
     from ..data.transaction import finished_by_recovery, package_transaction
-    from ..data.versioning import changelog_with_entry, descriptor_with_stats
+    from ..data.versioning import bumped_descriptor_text, changelog_with_entry
 
     folder = Path(path)
     root = _package_for(folder, package, writing=True)
@@ -180,9 +180,7 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
         files = dict(texts)
         files.update(_submission_copy(folder, root, submission.submission_id))
         descriptor = read_descriptor(root)
-        descriptor["version"] = bump_version(descriptor["version"], merge.bump)
-        descriptor = descriptor_with_stats(root, descriptor, files)
-        files["datapackage.json"] = descriptor_text(descriptor)
+        files["datapackage.json"] = bumped_descriptor_text(root, descriptor, files, merge.bump)
         changelog_path = package_target(root, CHANGELOG, "the changelog")
         changelog = changelog_path.read_text(encoding="utf-8") if changelog_path.is_file() else "# Changelog\n"
         files[CHANGELOG] = changelog_with_entry(changelog, *_changelog_line(merge, submission, descriptor["version"]))

@@ -21,7 +21,8 @@ from .paths import package_file
 from .transaction import package_transaction
 from .writing import file_stats
 
-__all__ = ["VERSION_NAME_PATTERN", "changelog_with_entry", "apply_changes", "descriptor_with_stats"]
+__all__ = ["VERSION_NAME_PATTERN", "changelog_with_entry", "apply_changes", "descriptor_with_stats",
+           "bumped_descriptor_text"]
 
 VERSION_NAME_PATTERN = r"[a-z0-9]+(-[a-z0-9]+)*"  # a full match (re.fullmatch): no trailing newline slips through
 
@@ -67,3 +68,12 @@ def descriptor_with_stats(root: Path, descriptor: dict, pending: dict[str, str |
         else:
             resource.update(file_stats(package_file(root, path, "datapackage.json, resource path")))
     return descriptor
+
+
+def bumped_descriptor_text(root: Path, descriptor: dict, pending: dict[str, str | bytes], part: str = "minor") -> str:
+    """datapackage.json's new text for a change: ``descriptor`` (updated in place) with its version bumped by
+    ``part`` and every resource's bytes/hash as they will be once ``pending`` is written."""
+    from .datapackage import bump_version, descriptor_text
+
+    descriptor["version"] = bump_version(descriptor["version"], part)
+    return descriptor_text(descriptor_with_stats(root, descriptor, pending))
