@@ -209,7 +209,7 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     per_pair = rows[rows["game_id"].isin(model.games)].groupby(["algorithm_id", "game_id"])["score"].first()
     complete = per_pair.unstack().reindex(columns=list(model.games)).dropna()
     estimates = {a: float(subset_estimate(raw.to_dict(), model, constants)) for a, raw in complete.iterrows()}
-    field = regime_field(regime, getattr(dataset, "benchmark_games", None))
+    field = regime_field(regime, dataset.benchmark_games)
     if field is not None:  # ranked by the field's measured median; the subset's score shown where it exists
         normalised = training.normalised_scores(rows, dataset.games).groupby(
             ["algorithm_id", "game_id"])["normalised"].first()
