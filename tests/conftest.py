@@ -16,6 +16,21 @@ from atari5_spec.data.datapackage import package_root
 PACKAGE_PARTS = ("datapackage.json", "data", "schemas", "coefficients", "published", "calibration")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _state_folder(tmp_path_factory):
+    """Each run's own state folder: the key that seals write journals (atari5_spec.data.transaction.ownership)
+    is made there, never in the user's home; subprocesses inherit it."""
+    import os
+
+    previous = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if previous is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = previous
+
+
 @pytest.fixture(scope="session")
 def dataset():
     return atari5_spec.load()

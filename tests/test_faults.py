@@ -102,11 +102,16 @@ def test_a_kill_at_each_step_leaves_before_or_after_and_the_next_command_recover
         assert snapshot(root) == after
 
 
-def test_reading_the_package_finishes_an_interrupted_commit_and_says_so(tmp_path, states, capsys):
+def test_reading_the_package_refuses_an_interrupted_commit_and_writes_nothing(tmp_path, states, capsys):
+    """A command that only reads never writes (issue 35): it names the fix; `recover` (or a writer) finishes."""
     root = small_package(tmp_path / "package")
     assert run_apply(root, {"ATARI5_FAULT_KILL": "renamed-1"}).returncode == 137
-    assert package_root(root) == root  # every command opens the package this way
-    assert snapshot(root) == states[1] and leftovers(root) == []
+    before = snapshot(root)
+    with pytest.raises(InputError, match=r"interrupted change: `test change`.*only reads.*atari5-spec recover"):
+        package_root(root)  # every command that only reads opens the package this way
+    assert snapshot(root) == before
+    assert recover(root) == "finished"
+    assert package_root(root) == root and snapshot(root) == states[1] and leftovers(root) == []
     assert "was finished" in capsys.readouterr().err
 
 

@@ -29,9 +29,11 @@ def _cmd_evaluate(args) -> int:
 
         output_file(args.figure, "--figure")  # refused before the work: inside a data package, a link, a folder
     if args.pin_calibration or args.update_calibration:
+        from ..data.transaction import recover
         from .options import writable_package
 
         args.path = writable_package(args.path)
+        recover(args.path)  # a writer: finishes a change a killed command left, under the lock, before reading
     dataset = load(args.path)
     known = known_versions(dataset.root / "coefficients")
     versions = args.version or [default_version(dataset.root / "coefficients")]

@@ -17,7 +17,7 @@ def _cmd_validate(args) -> int:
     if args.json:
         import json
 
-        print(json.dumps({"package": str(package_root(args.path, recover=False)), "valid": not problems,
+        print(json.dumps({"package": str(package_root(args.path, reader=False)), "valid": not problems,
                           "problems": _problems_json(problems)}, indent=2))
         return 1 if problems else 0
     print(which_package(args.path))
@@ -52,7 +52,7 @@ def _cmd_recover(args) -> int:
     from ..data.datapackage import package_root
     from ..data.transaction import recover
 
-    root = package_root(args.path, recover=False)
+    root = package_root(args.path, reader=False)
     done = recover(root)
     print(f"{root}: " + ("no interrupted change: nothing to do" if done is None else f"the interrupted change was {done}"))
     return 0
@@ -129,7 +129,10 @@ def add_package_commands(commands) -> None:
     p = commands.add_parser("recover", help="finish (or undo) a change a killed command left in the package",
                             description="A command that writes into the package (contribute add, fit, evaluate "
                                         "--pin-calibration) commits through a journal; if it is killed, the next "
-                                        "command finishes its change (or undoes it when it cannot be finished). "
-                                        "This does only that, and says what it did.")
+                                        "command that writes, or this one, finishes its change (or undoes it when "
+                                        "it cannot be finished); commands that only read refuse until then. This "
+                                        "does only that, and says what it did. A journal atari5-spec did not "
+                                        "write for this package on this machine (one committed to git, say) is "
+                                        "refused and nothing is written.")
     add_package_option(p)
     p.set_defaults(run=_cmd_recover)

@@ -74,7 +74,7 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
     (<package>/contributions/<id>), else (checking only) the installed one.
     """
     if package is not None:
-        return package_root(package)
+        return package_root(package, reader=not writing)  # a writer finishes an interrupted change, under its lock
     parent = Path(os.path.abspath(folder)).parent
     if parent.name == "contributions" and (parent.parent / "datapackage.json").is_file():
         return parent.parent

@@ -8,6 +8,7 @@ wheel carries the same files in ``atari5_spec/package``.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -23,7 +24,7 @@ DESCRIPTOR = "datapackage.json"
 PACKAGE_NAME = "atari5-spec"  # the descriptor's "name": how a clone is told from other data packages
 
 
-def package_root(path: str | Path | None = None, recover: bool = True) -> Path:
+def package_root(path: str | Path | None = None, reader: bool = True) -> Path:
     """The directory holding datapackage.json.
 
     ``path`` may be a package directory or its datapackage.json. Without one:
@@ -31,30 +32,34 @@ def package_root(path: str | Path | None = None, recover: bool = True) -> Path:
     one above it holding an atari5-spec datapackage.json, as git finds its
     repository), else the copy installed with atari5_spec.
 
-    Opening a package finishes (or undoes) a change a killed command left
-    half-applied (:func:`atari5_spec.data.transaction.recover`: one ``stat``
+    ``reader`` (the default: every command that only reads) never writes:
+    a commit under way is waited for and a change a killed command left
+    half-applied is refused, naming ``atari5-spec recover``
+    (:func:`atari5_spec.data.transaction.refuse_interrupted`: one ``stat``
     when there is none), so nothing reads a package in the middle of a
-    change; ``recover=False`` (``validate``) leaves it to be reported.
+    change. ``reader=False``: ``validate`` (reports it), ``recover`` and the
+    commands that write (they finish it under the write lock).
     """
     if path is not None:
         path = Path(path)
         root = path.parent if path.name == DESCRIPTOR else path
-        if not (root / DESCRIPTOR).is_file() and not (recover and _recovered(root)):
+        if not (root / DESCRIPTOR).is_file():
+            if reader:
+                _refuse_interrupted(root)  # a descriptor missing mid-change says so
             raise FileNotFoundError(f"{root / DESCRIPTOR} does not exist: pass a data package directory")
     else:
         root = enclosing_package() or installed_package()
-    if recover:
-        _recovered(root)
+    if reader:
+        _refuse_interrupted(root)
     return root
 
 
-def _recovered(root: Path) -> bool:
-    """Finish an interrupted change in ``root`` if there is one; whether there was."""
-    from .transaction import LOCK_NAME, STAGING_NAME, recover
+def _refuse_interrupted(root: Path) -> None:
+    """Wait for a commit under way in ``root``; RecoveryError for an interrupted one. Writes nothing."""
+    from .transaction import STAGING_NAME, refuse_interrupted
 
-    if not (root / STAGING_NAME).exists() and not (root / LOCK_NAME).exists():
-        return False
-    return recover(root) is not None
+    if os.path.lexists(root / STAGING_NAME):
+        refuse_interrupted(root)
 
 
 def enclosing_package(start: str | Path | None = None) -> Path | None:
@@ -78,7 +83,7 @@ def installed_package() -> Path:
 
 def which_package(path: str | Path | None = None) -> str:
     """One line saying which package a command works on and why (printed by validate, verify, ...)."""
-    root = package_root(path, recover=False)
+    root = package_root(path, reader=False)
     why = ("as given" if path is not None else "the package you are in" if enclosing_package() == root
            else "the installed copy; no atari5-spec package in or above the current directory")
     try:

@@ -8,10 +8,13 @@ passes on the command line. The rules, applied by every command:
   relative POSIX path, without ``..``, ``~``, ``$``, ``%``, ``\\``, ``:``
   or control characters (Frictionless calls absolute and ``..`` paths
   unsafe; the rest keeps a path from meaning something else to a shell, to
-  Windows or to a URL parser), which, resolved with its symbolic links,
-  stays inside the package root. Writing into the package also refuses a
-  symbolic link at the file itself, so that a write, or the rollback of
-  one, replaces the file named and nothing else.
+  Windows or to a URL parser), and never in git's own folder ``.git/``
+  (hooks and configuration run code), which, resolved with its symbolic
+  links, stays inside the package root. Writing into the package also
+  refuses a symbolic link at the file itself or at any folder on the way to
+  it, so that a write, or the rollback of one, replaces the file named and
+  nothing else. The recovery of an interrupted change applies the same rule
+  to every path its journal names (:func:`target_reason`).
 * **Files read** are regular files, checked before they are opened for
   reading (opening a named pipe blocks until someone writes to it; a device
   never ends), and opened non-blocking so that a file swapped in between is
@@ -37,7 +40,7 @@ from pathlib import Path, PurePosixPath
 
 from .errors import InputError
 
-__all__ = ["UnsafePathError", "unsafe_reason", "package_file", "package_target", "read_regular_file",
+__all__ = ["UnsafePathError", "unsafe_reason", "target_reason", "package_file", "package_target", "read_regular_file",
            "regular_file_problem", "output_directory", "output_file", "write_output", "inside_a_package",
            "unmerged_submission_file"]
 
@@ -62,8 +65,39 @@ def unsafe_reason(relative: str) -> str | None:
     for character, spoken in _UNSAFE_CHARACTERS.items():
         if character in relative:
             return f"contains {spoken}"
-    if ".." in PurePosixPath(relative).parts:
+    parts = PurePosixPath(relative).parts
+    if ".." in parts:
         return "climbs out with '..'"
+    if any(part.rstrip(". ").casefold() == ".git" for part in parts):  # .GIT and '.git.' on Windows and macOS
+        return "is inside git's own folder '.git' (hooks and configuration there run code)"
+    return None
+
+
+def _link_on_the_way(root: Path, relative: str) -> str | None:
+    """The first component of ``relative`` below ``root`` that is a symbolic link (the file itself included)."""
+    path = root
+    for part in PurePosixPath(relative).parts:
+        path = path / part
+        if path.is_symlink():
+            return path.relative_to(root).as_posix()
+        if not path.exists():
+            return None
+    return None
+
+
+def target_reason(root: Path | str, relative) -> str | None:
+    """Why ``relative`` may not name a file to write in the package at ``root`` (None when it may): the rules of
+    :func:`package_target`, as a reason. Reads only the file system's links."""
+    reason = unsafe_reason(relative)
+    if reason:
+        return reason
+    root = Path(root)
+    if not _is_within(Path(os.path.realpath(root / relative)), Path(os.path.realpath(root))):
+        return "leads outside the package through a symbolic link"
+    link = _link_on_the_way(root, relative)
+    if link is not None:
+        return "is a symbolic link" if link == PurePosixPath(relative).as_posix() else \
+            f"passes through the symbolic link {link}"
     return None
 
 
@@ -91,11 +125,16 @@ def package_file(root: Path | str, relative: str, where: str) -> Path:
 
 
 def package_target(root: Path | str, relative: str, where: str) -> Path:
-    """Like package_file, for a file about to be written: a symbolic link at the file itself is refused too."""
+    """Like package_file, for a file about to be written: a symbolic link at the file itself, or at a folder on the
+    way to it, is refused too."""
     path = package_file(root, relative, where)
     if path.is_symlink():
         raise UnsafePathError(f"{where} {relative!r} is a symbolic link: the package's files are written in "
                               "place, never through links; replace the link by the file itself")
+    link = _link_on_the_way(Path(root), relative)
+    if link is not None:
+        raise UnsafePathError(f"{where} {relative!r} passes through the symbolic link {link}: the package's files "
+                              "are written in place, never through links; replace the link by the folder itself")
     return path
 
 

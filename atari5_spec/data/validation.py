@@ -479,6 +479,9 @@ def interrupted_commit_problems(root: Path) -> list[Problem]:
         return []
     if pending.get("unreadable"):
         return [Problem(STAGING_NAME, None, None, pending["unreadable"], "restore the package from version control")]
+    if pending.get("foreign"):  # a journal that came with the files: never acted on, never listed as a change
+        return [Problem(STAGING_NAME, None, None, pending["foreign"],
+                        f"remove {STAGING_NAME}/ (git rm -r --cached {STAGING_NAME} if it was committed)")]
     if pending.get("complete"):
         return [Problem(STAGING_NAME, None, None, "a writing command was killed after its change was complete, while "
                         "removing its staging folder: the package holds the new state",
@@ -516,7 +519,7 @@ def validate_package(path: str | Path | None = None, structure=None, data: Datas
     """
     from .transaction import generation
 
-    root = package_root(path, recover=False)
+    root = package_root(path, reader=False)
     before = generation(root)
     problems = _validate_once(root, structure, data)
     if problems and before is not None and generation(root) != before and not before[3]:
@@ -530,7 +533,7 @@ def _validate_once(path: str | Path | None = None, structure=None, data: Dataset
     ``structure`` may be a callable returning the frictionless problems already
     being computed (see :func:`in_background`); ``data`` the package already loaded.
     """
-    root = package_root(path, recover=False)  # an interrupted change is reported here, not finished
+    root = package_root(path, reader=False)  # an interrupted change is reported here, not finished
     interrupted = interrupted_commit_problems(root)
     if interrupted:  # the files are between two states: everything else would be a consequence
         return interrupted

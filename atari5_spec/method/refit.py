@@ -32,7 +32,7 @@ def fit_new_version(path: str | Path, name: str, description: str | None = None)
     from ..data.loading import load
     from ..data.transaction import finished_by_recovery, package_transaction
 
-    root = package_root(path)
+    root = package_root(path, reader=False)  # writes: finishes an interrupted change under the lock
     if not re.fullmatch(VERSION_NAME_PATTERN, name, re.ASCII) or len(name) > 80:
         raise InputError(f"version name {name!r}: use lower-case letters, digits and single '-', at most 80 "
                          "characters (e.g. 2026-11)")

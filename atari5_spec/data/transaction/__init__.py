@@ -22,11 +22,23 @@ Modelled on git's ``index.lock`` and SQLite's atomic commit:
 5. **Done.** The journal is removed (the end of the commit), then the
    staging folder; the lock file is removed last.
 
-**Recovery.** Whoever opens the package next (:func:`package_root` calls
-:func:`recover` on every command but ``validate``) and finds a journal takes
-the lock and brings every target to the new state (roll forward, the normal
-case: everything needed is staged and fsynced) or, when that is impossible,
-back to the old one; it says so on standard error. A staging folder without a
+**Recovery.** The next command that writes (``contribute add``, ``fit``,
+``evaluate --pin-calibration``, the import scripts) or ``atari5-spec
+recover`` takes the lock, finds the journal and brings every target to the
+new state (roll forward, the normal case: everything needed is staged and
+fsynced) or, when that is impossible, back to the old one; it says so on
+standard error. A command that only reads writes nothing: it waits for a
+commit under way and refuses an interrupted one, naming ``atari5-spec
+recover`` (:func:`refuse_interrupted`, called by :func:`package_root`).
+
+**Only its own journals.** A journal may have come with the files (``git
+add -f`` commits the ignored staging folder). Before anything is renamed,
+recovery checks that every path the journal names passes the one path
+policy (:func:`atari5_spec.data.paths.target_reason`: no absolute path, no
+``..``, no link, nothing under ``.git/``), that each staged file is the
+target's own ``new/<n>``, and that the journal is sealed for this package
+folder on this host with this user's key (:mod:`.ownership`); anything else
+is refused with a message, nothing written. A staging folder without a
 journal is an uncommitted change: it is removed and the package is untouched.
 A target matching neither its old nor its new hash (edited by hand meanwhile)
 stops the recovery with a message naming it, and so does a staged or kept
@@ -40,7 +52,8 @@ merged tables in memory).
 
 Where things are (one module per idea): :mod:`.lock` (the write lock),
 :mod:`.files` (durable writes, hashes), :mod:`.journal` (the staging folder,
-the commit record and the renames that apply or undo it), :mod:`.commit`
+the commit record, its checks and the renames that apply or undo it),
+:mod:`.ownership` (the seal that makes a journal this machine's own), :mod:`.commit`
 (:class:`Transaction`, :func:`package_transaction`) and :mod:`.recovery`
 (:func:`recover` and what readers use to see one consistent state).
 
@@ -53,7 +66,8 @@ commits through the transaction the caller holds (or opens one).
 from .commit import Transaction, package_transaction
 from .journal import STAGING_NAME, RecoveryError, generation, pending_commit
 from .lock import LOCK_NAME, PackageLockedError
-from .recovery import finished_by_recovery, read_consistently, recover
+from .recovery import finished_by_recovery, read_consistently, recover, refuse_interrupted
 
 __all__ = ["LOCK_NAME", "STAGING_NAME", "PackageLockedError", "Transaction", "package_transaction", "recover",
-           "pending_commit", "RecoveryError", "finished_by_recovery", "generation", "read_consistently"]
+           "pending_commit", "RecoveryError", "finished_by_recovery", "generation", "read_consistently",
+           "refuse_interrupted"]

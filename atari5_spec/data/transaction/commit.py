@@ -13,7 +13,8 @@ from ..errors import InputError
 from .files import fault_point, fsync_folder, sha256_bytes, sha256_file, write_durable
 from .journal import JOURNAL, STAGING_NAME, undo_target, finish, apply_target, remove_made_folders, target_state
 from .lock import acquire, release
-from .recovery import HELD, recover_locked
+from .ownership import sealed
+from .recovery import HELD, recover_locked, refuse_foreign
 
 class Transaction:
     """An open change of one package: the write lock is held; :meth:`commit` writes all files or none."""
@@ -81,9 +82,10 @@ class Transaction:
             targets.append({"path": relative, "old": None, "new": sha256_file(folder), "staged": f"new/{number}"})
         fsync_folder(staging / "new")
         fsync_folder(staging)
-        # The commit record: every target with its old and new sha256; its rename is the commit point.
-        journal = {"command": self.command, "pid": os.getpid(), "made": made, "targets": targets,
-                   "written": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
+        # The commit record: every target with its old and new sha256, sealed as this machine's own for this
+        # package folder (recovery acts on no other journal); its rename is the commit point.
+        journal = sealed({"command": self.command, "pid": os.getpid(), "made": made, "targets": targets,
+                          "written": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}, root)
         fault_point("staged")
         write_durable(staging / (JOURNAL + ".tmp"), json.dumps(journal, indent=1).encode())
         os.replace(staging / (JOURNAL + ".tmp"), staging / JOURNAL)
@@ -138,6 +140,7 @@ def package_transaction(root: Path | str, command: str, timeout: float | None = 
     if key in HELD:
         yield HELD[key]
         return
+    refuse_foreign(root)  # a journal that came with the files: refused before the lock file is even written
     fd = acquire(root, command, timeout)
     try:
         fault_point("locked")

@@ -6,6 +6,7 @@ import datetime as _dt
 import json
 import os
 import socket
+import stat
 import sys
 import time
 from pathlib import Path
@@ -40,9 +41,15 @@ def _holder(lock: Path) -> dict:
 
 
 def _describe(info: dict) -> str:
+    """The holder a lock file names; its text may have come with the files, so it is shown escaped and cut."""
+    from ..limits import escaped
+
     if not info:
         return "another command"
-    return f"`{info.get('command', '?')}` (process {info.get('pid', '?')} on {info.get('host', '?')}, since {info.get('started', '?')})"
+
+    def shown(key):
+        return escaped(str(info.get(key, "?"))[:200])
+    return f"`{shown('command')}` (process {shown('pid')} on {shown('host')}, since {shown('started')})"
 
 
 def _alive(pid) -> bool:
@@ -121,6 +128,29 @@ def acquire(root: Path, command: str, timeout: float | None) -> int:
                 f"{_timeout(timeout):g} s: run the command again when it has finished "
                 f"(ATARI5_LOCK_TIMEOUT sets the wait)")
         time.sleep(POLL_SECONDS)
+
+
+def held(root: Path) -> bool:
+    """Whether a live process holds the package's write lock; reads only (a shared lock tried and let go)."""
+    if fcntl is None:  # pragma: no cover
+        holder = _holder(root / LOCK_NAME)
+        return bool(holder) and holder.get("host") == socket.gethostname() and _alive(holder.get("pid"))
+    try:
+        fd = os.open(root / LOCK_NAME, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except OSError:  # no lock file (or not one to open): nobody holds it
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
 
 
 def release(root: Path, fd: int) -> None:

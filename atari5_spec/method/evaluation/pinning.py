@@ -101,7 +101,7 @@ def pin_calibration(path, version: str, method: str = "pooled", progress=None) -
 
     if method not in CALIBRATION_METHODS:
         raise InputError(f"unknown calibration method {method!r}; known: {', '.join(CALIBRATION_METHODS)}")
-    root = package_root(path)
+    root = package_root(path, reader=False)  # writes: finishes an interrupted change under the lock
     coefficients = root / "coefficients" / version
     command = f"evaluate --pin-calibration {version} ({method})"
     # The lock is held from the first read to the commit: a concurrent writer waits.
