@@ -22,6 +22,7 @@ from git_helpers import git_in
 
 from conftest import copy_package
 from test_faults import make_submission, run_apply, small_package, snapshot
+from test_review_workflow import _add_submission, _push_pull_request, github, run_workflow  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -181,3 +182,19 @@ def test_a_read_only_command_reports_an_interrupted_change_and_leaves_it(tmp_pat
     assert snapshot(root) == before
     assert cli("recover", "--package", str(root), cwd=tmp_path).returncode == 0
     assert cli("leaderboard", cwd=root).returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node (the workflow's github-script step)")
+def test_the_review_names_a_committed_journal_and_lock_for_what_they_are(github):
+    """The pull request's review (the workflow's own steps on a branch pushed to a local bare origin)."""
+    author = github / "author"
+    _add_submission(author, "new-agent")
+    _plant(author, [".git/hooks/pre-commit"])
+    (author / ".atari5.lock").write_text('{"pid": 1, "command": "contribute add", "host": "x"}', encoding="utf-8")
+    git_in(author, "add", "-f", STAGING, ".atari5.lock")
+    result = run_workflow(github, _push_pull_request(github))
+    comment = result["comments"][-1]
+    assert "Verdict: needs a maintainer" in comment, comment
+    assert "commits atari5-spec's write journal" in comment and "commits atari5-spec's write lock" in comment
+    assert not (result["checkout"] / ".git" / "hooks" / "pre-commit").exists()
+    assert result["statuses"][-1][1] != 0

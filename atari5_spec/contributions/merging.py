@@ -10,6 +10,7 @@ from ..data.errors import InputError
 from ..data.paths import package_target, read_regular_file
 from ..data.validation import Problem
 from .checking import merged_problems, plan_merge
+from .files import StoredFolder, submission_name
 from .model import CHANGELOG, MAX_FILE_BYTES, SCORES_FILE, SUBMISSION_FILES, Merge, Report, Submission, SubmissionError
 from .reading import read_submission
 
@@ -75,6 +76,8 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
     """
     if package is not None:
         return package_root(package, reader=not writing)  # a writer finishes an interrupted change, under its lock
+    if isinstance(folder, StoredFolder):  # read from git: in no package folder
+        return package_root(None)
     parent = Path(os.path.abspath(folder)).parent
     if parent.name == "contributions" and (parent.parent / "datapackage.json").is_file():
         return parent.parent
@@ -88,10 +91,10 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
             ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
     from ..data.loading import load
 
-    folder = Path(path)
+    folder = path if isinstance(path, StoredFolder) else Path(path)
     root = _package_for(folder, package, writing)
     dataset = load(root)
-    submission_id = Path(os.path.abspath(folder)).name
+    submission_id = submission_name(folder)
     source_id = f"contrib-{submission_id}"
     sources = dataset.sources.set_index("source_id")
     merged = (source_id in sources.index

@@ -6,10 +6,13 @@ without checking them out. :func:`review_pull_request` then
 
 * lists every path the pull request changes (``git diff`` between the merge base
   and its head, on the object store: nothing of the pull request is executed);
-* copies each new ``contributions/<id>/`` folder out of git into a temporary
-  folder (blobs only: a symbolic link stays a link that is never followed, an
-  oversized file keeps only its size) and checks it with the base branch's code
-  against the base branch's data package;
+* reads each new ``contributions/<id>/`` folder's two files out of git into
+  memory (:func:`read_submission_tree`: the tree walked by object id, one
+  level at a time; only regular blobs named metadata.yaml and scores.csv are
+  read, each after its size; every other entry, a link, a submodule, a folder,
+  a repeated name or a crafted one such as ``..``, is a problem, never a file)
+  and checks it with the base branch's code against the base branch's data
+  package. Nothing of the pull request is written to disk;
 * shows, for every changed CSV under data/, which published rows it edits or
   deletes (a published number never changes in place: corrections are
   submissions with ``corrects:``).
@@ -28,14 +31,15 @@ import difflib
 import os
 import re
 import subprocess
-import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from ..data.errors import InputError
-from .model import MAX_FILE_BYTES
+from ..data.transaction import LOCK_NAME, STAGING_NAME
+from .files import StoredFolder, symbolic_link, too_large, unexpected_entry
+from .model import MAX_FILE_BYTES, SUBMISSION_FILES, _display
 
-__all__ = ["PullRequestChanges", "pull_request_changes", "materialise_submission", "published_row_edits",
+__all__ = ["PullRequestChanges", "pull_request_changes", "read_submission_tree", "published_row_edits",
            "review_pull_request", "PullRequestReview"]
 
 CONTRIBUTIONS = "contributions"
@@ -86,12 +90,27 @@ def _revision(name: str, what: str) -> str:
 def _tree_entries(root, revision: str, prefix: str) -> list[tuple[str, str, str, str]]:
     """(mode, type, object, path) of every entry under ``prefix`` at ``revision`` (recursive)."""
     out = _git(root, "ls-tree", "-r", "-z", "--full-tree", revision, "--", prefix)
-    entries = []
-    for record in filter(None, out.split("\0")):
-        meta, path = record.split("\t", 1)
-        mode, kind, obj = meta.split(" ")
-        entries.append((mode, kind, obj, path))
-    return entries
+    return [_entry(record) for record in filter(None, out.split("\0"))]
+
+
+def _entry(record: str) -> tuple[str, str, str, str]:
+    meta, path = record.split("\t", 1)
+    mode, kind, obj = meta.split(" ")
+    return mode, kind, obj, path
+
+
+def _tree_listing(root, tree: str) -> list[tuple[str, str, str, str]]:
+    """(mode, type, object, name) of the entries of the tree object ``tree``, names exactly as stored."""
+    out = _git(root, "ls-tree", "-z", tree)
+    return [_entry(record) for record in filter(None, out.split("\0"))]
+
+
+# Names git never writes into a tree, which a crafted tree (git mktree) can hold.
+CRAFTED_NAMES = ("", ".", "..")
+
+
+def _crafted(part: str) -> bool:
+    return part in CRAFTED_NAMES or part.rstrip(". ").casefold() == ".git"
 
 
 def pull_request_changes(root: str | Path, base: str, head: str) -> PullRequestChanges:
@@ -108,6 +127,21 @@ def pull_request_changes(root: str | Path, base: str, head: str) -> PullRequestC
     new, maintainer = set(), []
     for path, status in changed:
         parts = path.split("/")
+        if any(_crafted(part) for part in parts):
+            maintainer.append((path, "is a crafted tree entry (a name such as '..', '.' or '.git' that git never "
+                                     "writes; built with git mktree): it could climb out of any folder it is "
+                                     "written to; the review reads no file of it"))
+            continue
+        if STAGING_NAME in parts:
+            maintainer.append((path, f"commits atari5-spec's write journal ({STAGING_NAME}/, which git ignores: "
+                                     "added with `git add -f`): a journal from elsewhere names files to write; "
+                                     "atari5-spec refuses any journal it did not write for that package on that "
+                                     "machine, and it must never be merged: remove it"))
+            continue
+        if LOCK_NAME in parts:
+            maintainer.append((path, f"commits atari5-spec's write lock ({LOCK_NAME}, which git ignores: added "
+                                     "with `git add -f`); it is never committed: remove it"))
+            continue
         if parts[0] == CONTRIBUTIONS and len(parts) == 3 and not parts[1].startswith(("_", ".")):
             if parts[1] not in at_base and status != "D":
                 new.add(f"{CONTRIBUTIONS}/{parts[1]}")
@@ -134,33 +168,61 @@ def pull_request_changes(root: str | Path, base: str, head: str) -> PullRequestC
     return PullRequestChanges(merge_base, head_commit, tuple(sorted(new)), tuple(maintainer))
 
 
-def materialise_submission(root: str | Path, revision: str, folder: str, into: Path) -> Path:
-    """Copy ``folder`` (contributions/<id>) as it is at ``revision`` out of git into ``into``; nothing is run.
+def _single(root, tree: str, name: str) -> str | None:
+    """The object id of the one sub-folder ``name`` of the tree object ``tree``; None unless exactly one."""
+    found = [(mode, kind, obj) for mode, kind, obj, entry in _tree_listing(root, tree) if entry == name]
+    return found[0][2] if len(found) == 1 and found[0][:2] == ("040000", "tree") else None
 
-    Regular files are written byte for byte (a file over MAX_FILE_BYTES as a
-    sparse file of its size, so that the check reports the size without the
-    content); a symbolic link becomes a link with the same target, which the
-    check refuses without following; anything else (a submodule) becomes an
-    empty folder, an unexpected entry.
+
+def read_submission_tree(root: str | Path, revision: str, folder: str) -> StoredFolder:
+    """``folder`` (contributions/<id>) as it is at ``revision``, read from git into memory; nothing is written.
+
+    The tree is walked by object id, one level at a time (no path is
+    resolved, so a crafted name leads nowhere). Of the folder's entries only
+    a regular blob (mode 100644 or 100755) named metadata.yaml or
+    scores.csv, of at most MAX_FILE_BYTES (its size is read first), is read;
+    every other entry is a problem: a symbolic link (its target is quoted,
+    never followed), a submodule, a folder, a name that appears twice, a
+    crafted name ('..', '.', '.git') or any other file.
     """
-    target = into / folder
-    target.mkdir(parents=True, exist_ok=True)
-    for mode, kind, obj, path in _tree_entries(root, revision, folder + "/"):
-        relative = path[len(folder) + 1:]
-        destination = target / relative
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        if mode == "120000":
-            os.symlink(_git(root, "cat-file", "blob", obj), destination)
-        elif kind == "blob":
-            size = int(_git(root, "cat-file", "-s", obj).strip())
-            with open(destination, "wb") as handle:
-                if size > MAX_FILE_BYTES:
-                    handle.truncate(size)
-                else:
-                    handle.write(_git(root, "cat-file", "blob", obj, binary=True))
+    label = PurePosixPath(folder)
+    tree = _git(root, "rev-parse", "--verify", "--end-of-options", f"{revision}^{{tree}}").strip()
+    for part in label.parts:
+        tree = _single(root, tree, part) if tree else None
+    if not tree:
+        return StoredFolder(label, {}, (unexpected_entry(label.parent, label.name, "not one folder in the pull "
+                                                         "request's tree (a crafted tree)"),))
+    entries = _tree_listing(root, tree)
+    names = [name for *_, name in entries]
+    files, problems, repeated = {}, [], set()
+    for mode, kind, obj, name in entries:
+        shown = _display(label, name)
+        if names.count(name) > 1:
+            if name not in repeated:
+                repeated.add(name)
+                problems.append(unexpected_entry(label, name, f"appears {names.count(name)} times in the folder's "
+                                                              "tree (a crafted tree: git never writes one)"))
+        elif _crafted(name) or "/" in name:
+            problems.append(unexpected_entry(label, name, f"a tree entry named {name!r}: a crafted tree (git mktree) "
+                                                          "whose files would land outside the folder"))
+        elif mode == "120000":
+            target = _git(root, "cat-file", "blob", obj, binary=True)[:200].decode("utf-8", "replace")
+            problems.append(symbolic_link(shown, target))
+        elif mode == "160000":
+            problems.append(unexpected_entry(label, name, "a submodule (a link to another repository), not a file"))
+        elif kind == "tree":
+            problems.append(unexpected_entry(label, name, "a folder: a submission holds two files and no folder"))
+        elif name not in SUBMISSION_FILES:
+            problems.append(unexpected_entry(label, name))
+        elif kind != "blob" or mode not in ("100644", "100755"):
+            problems.append(unexpected_entry(label, name, f"has the git mode {mode}, not a regular file"))
         else:
-            destination.mkdir(exist_ok=True)
-    return target
+            size = int(_git(root, "cat-file", "-s", obj).strip())
+            if size > MAX_FILE_BYTES:
+                problems.append(too_large(shown, size))
+            else:
+                files[name] = _git(root, "cat-file", "blob", obj, binary=True)
+    return StoredFolder(label, files, tuple(problems))
 
 
 def published_row_edits(root: str | Path, merge_base: str, head: str, path: str) -> list[str]:
@@ -195,12 +257,9 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
     changes = pull_request_changes(root, base, head)
     dataset = load(package)
     board = leaderboard(dataset=dataset)
-    with tempfile.TemporaryDirectory(prefix="atari5-spec-review-") as scratch:
-        summaries = []
-        for folder in changes.new_submissions:
-            copy = materialise_submission(root, changes.head, folder, Path(scratch))
-            summary = summarise_submission(copy, package, dataset=dataset, board=board)
-            summaries.append(_relabelled(summary, scratch))
+    summaries = [summarise_submission(read_submission_tree(root, changes.head, folder), package, dataset=dataset,
+                                      board=board)
+                 for folder in changes.new_submissions]  # read from git into memory: nothing is written
     blocked = [s for s in summaries if s.report.problems]
     lines = ["## atari5-spec: contribution review", "",
              f"Reviewed by the base branch's code: the pull request's head {code(changes.head[:12])} against its "
@@ -231,21 +290,3 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
         lines += ["", "### Submissions", "", body.rstrip("\n")]
     ready = bool(summaries) and not changes.maintainer and not blocked
     return PullRequestReview("\n".join(lines) + "\n", ready)
-
-
-def _relabelled(summary, scratch: str):
-    """The summary with the temporary folder's path removed from every file name it quotes."""
-    prefix = os.path.join(os.path.realpath(scratch), "")
-    plain = os.path.join(scratch, "")
-
-    def name(text):
-        text = str(text)
-        return text.replace(prefix, "").replace(plain, "")
-
-    report = summary.report
-    def problem(p):
-        return p._replace(file=name(p.file), message=name(p.message), fix=name(p.fix))
-
-    report = report._replace(problems=[problem(p) for p in report.problems],
-                             warnings=[problem(w) for w in report.warnings])
-    return summary._replace(report=report, folder=name(summary.folder))

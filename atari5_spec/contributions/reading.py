@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 from ..data.datapackage import read_descriptor, read_json_file, schema_of
 from ..data.ids import algorithm_slug
 from ..data.validation import Problem
-from .files import _read_if_present, folder_problems
+from .files import StoredFolder, _read_if_present, folder_label, folder_problems, submission_name
 from .metadata import _as_written, metadata_problems, parse_yaml
 from .model import METADATA_FILE, METADATA_SCHEMA, SCORES_FILE, SCORES_SCHEMA, Submission, SubmittedScore, _display
 from .scores_table import parse_scores
@@ -59,23 +58,24 @@ def id_collision_problems(folder: Path, submission_id: str, corrects: Any, datas
     return problems
 
 
-def read_submission(path: str | Path, dataset, this_year: int | None = None, check_ids: bool = True
+def read_submission(path: str | Path | StoredFolder, dataset, this_year: int | None = None, check_ids: bool = True
                     ) -> tuple[Submission | None, list[Problem]]:
     """Read and check a submission folder: files, schemas, games, protocol, and (``check_ids``) that its ids are new.
 
     Every problem found is returned; the Submission only when there are none.
     """
-    folder = Path(path)
+    source = path if isinstance(path, StoredFolder) else Path(path)  # on disk, or read from git into memory
+    folder = folder_label(source)
     root, games = dataset.root, dataset.games
-    submission_id = Path(os.path.abspath(folder)).name
-    problems = folder_problems(folder)
+    submission_id = submission_name(source)
+    problems = folder_problems(source)
     if any(p.file == _display(folder) for p in problems):
         return None, problems
     this_year = this_year or _dt.date.today().year
     metadata_label, scores_label = _display(folder, METADATA_FILE), _display(folder, SCORES_FILE)
 
     metadata, data = None, None
-    text, read_problems = _read_if_present(folder, METADATA_FILE)
+    text, read_problems = _read_if_present(source, METADATA_FILE)
     problems += read_problems
     if text is not None:
         schema = read_json_file(root, METADATA_SCHEMA, "the metadata schema")
@@ -89,7 +89,7 @@ def read_submission(path: str | Path, dataset, this_year: int | None = None, che
     data = data if isinstance(data, dict) else {}
 
     scores: list[SubmittedScore] = []
-    text, read_problems = _read_if_present(folder, SCORES_FILE)
+    text, read_problems = _read_if_present(source, SCORES_FILE)
     problems += read_problems
     if text is not None:
         table_schema = read_json_file(root, SCORES_SCHEMA, "the scores schema")

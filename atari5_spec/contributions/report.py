@@ -116,7 +116,7 @@ def _true_median(fit: dict[str, float], dataset) -> tuple[float | None, int]:
     return (z[middle] if len(z) % 2 else (z[middle - 1] + z[middle]) / 2), len(z)
 
 
-def summarise_submission(folder: str | Path, package: str | Path | None = None, dataset=None,
+def summarise_submission(folder, package: str | Path | None = None, dataset=None,
                          board=None) -> SubmissionSummary:
     """Check one submission folder and, when it is clean, estimate and rank what it would add.
 
@@ -127,10 +127,12 @@ def summarise_submission(folder: str | Path, package: str | Path | None = None, 
     from ..scoring.estimate import score
     from ..scoring.ranking import leaderboard
 
-    folder = Path(folder)
+    from .files import StoredFolder, folder_label, submission_name
+
+    folder = folder if isinstance(folder, StoredFolder) else Path(folder)  # a StoredFolder: read from git (review)
     report = check_submission(folder, package)
-    submission_id = Path(os.path.abspath(folder)).name
-    summary = SubmissionSummary(submission_id, str(folder), report)
+    submission_id = submission_name(folder)
+    summary = SubmissionSummary(submission_id, str(folder_label(folder)), report)
     if report.merge is None:
         return summary
     if dataset is None:
@@ -173,6 +175,8 @@ def summarise_submission(folder: str | Path, package: str | Path | None = None, 
 
 
 def _package_of(folder: Path) -> Path | None:
+    if not isinstance(folder, (str, os.PathLike)):  # a StoredFolder, read from git: in no package folder
+        return None
     parent = Path(os.path.abspath(folder)).parent
     return parent.parent if parent.name == CONTRIBUTIONS and (parent.parent / "datapackage.json").is_file() else None
 
