@@ -298,14 +298,22 @@ def correction_changes(rows: list[dict], dataset) -> list[tuple[str, float, floa
                   for r in rows if r.get("supersedes") is not None and r["supersedes"] in old)
 
 
+ASCII_HANDLE = re.compile(r"[A-Za-z0-9-]+")  # a GitHub handle (at most 39 characters): one character class
+
+
 def _original_contributor(dataset, target: str) -> str | None:
     """The GitHub handle that contributed ``target`` by pull request (from its source's description), or None."""
     algorithms = dataset.algorithms.set_index("algorithm_id")
     sources = dataset.sources.set_index("source_id")
     source = algorithms.loc[target, "source_id"] if target in algorithms.index else None
     text = str(sources.loc[source, "description"]) if source in sources.index else ""
-    found = re.search(r"Contributed by .*? \(@([A-Za-z0-9-]+)", text)
-    return found.group(1) if found else None
+    # String operations, not a pattern: the description is data a pull request can edit.
+    start = text.find("Contributed by ")
+    handle = text.find(" (@", start) if start >= 0 else -1
+    if handle < 0:
+        return None
+    found = ASCII_HANDLE.match(text, handle + 3, handle + 3 + 40)
+    return found.group(0) if found else None
 
 
 def _correction_warnings(rows: list[dict], dataset, target: str, submission: Submission, label: str,

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ..data.paths import regular_file_problem
 from ..data.validation import Problem
-from .model import MAX_FILE_BYTES, SUBMISSION_FILES, _display
+from .model import MAX_FILE_BYTES, MAX_METADATA_BYTES, METADATA_FILE, SUBMISSION_FILES, _display
 
 
 class StoredFolder(NamedTuple):
@@ -47,8 +47,14 @@ def missing_file(folder: Path | PurePosixPath, name: str) -> Problem:
                    f"add {name} (see contributions/_template/{name})")
 
 
-def too_large(label: str, size: int) -> Problem:
-    return Problem(label, None, None, f"is {size:,} bytes, more than the limit of {MAX_FILE_BYTES:,} bytes (1 MiB)",
+def size_limit(name: str) -> int:
+    """The most bytes a submission file may hold: metadata.yaml MAX_METADATA_BYTES, scores.csv MAX_FILE_BYTES."""
+    return MAX_METADATA_BYTES if name == METADATA_FILE else MAX_FILE_BYTES
+
+
+def too_large(label: str, size: int, limit: int = MAX_FILE_BYTES) -> Problem:
+    spoken = f"{limit // (1 << 20)} MiB" if limit % (1 << 20) == 0 else f"{limit // 1024} KiB"
+    return Problem(label, None, None, f"is {size:,} bytes, more than the limit of {limit:,} bytes ({spoken})",
                    "a submission's files are small text files: check that this is the right file")
 
 
@@ -89,8 +95,8 @@ def read_text(folder: Path | StoredFolder, name: str) -> tuple[str | None, list[
     if isinstance(folder, StoredFolder):
         data = folder.files[name]
         label = _display(folder.path, name)
-        if len(data) > MAX_FILE_BYTES:
-            return None, [too_large(label, len(data))]
+        if len(data) > size_limit(name):
+            return None, [too_large(label, len(data), size_limit(name))]
         return decode_text(label, data)
     label = _display(folder, name)
     path = folder / name
@@ -107,9 +113,11 @@ def read_text(folder: Path | StoredFolder, name: str) -> tuple[str | None, list[
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             return None, [Problem(label, None, None, "is not a regular file", "add the file as a regular file")]
-        if info.st_size > MAX_FILE_BYTES:
-            return None, [too_large(label, info.st_size)]
-        data = handle.read(MAX_FILE_BYTES + 1)
+        if info.st_size > size_limit(name):
+            return None, [too_large(label, info.st_size, size_limit(name))]
+        data = handle.read(size_limit(name) + 1)
+    if len(data) > size_limit(name):  # grew while being read
+        return None, [too_large(label, len(data), size_limit(name))]
     return decode_text(label, data)
 
 

@@ -219,6 +219,11 @@ def value_problem(dotted: str, value: Any) -> tuple[str, str] | None:
     return None
 
 
+# The longest text a schema pattern is run on when its field states no maxLength (an e-mail address, a URL, a
+# licence expression): linear patterns or not, the time is bounded by the length.
+MAX_PATTERN_TEXT = 1_000
+
+
 def _ecma_pattern(pattern: str) -> str:
     """A JSON Schema pattern for Python's re: a final '$' is the end of the text, as in ECMA 262.
 
@@ -233,7 +238,15 @@ def _validator(schema: dict):
     from jsonschema.exceptions import ValidationError
 
     def pattern(validator, pattern, instance, schema):
-        if validator.is_type(instance, "string") and not re.search(_ecma_pattern(pattern), instance):
+        if not validator.is_type(instance, "string"):
+            return
+        limit = schema.get("maxLength", MAX_PATTERN_TEXT)
+        if len(instance) > limit:  # before the pattern: a pattern is never run on a text longer than its field
+            if "maxLength" not in schema:  # (maxLength reports it otherwise)
+                yield ValidationError(f"{instance[:20]!r}... has {len(instance):,} characters, more than the "
+                                      f"limit of {limit}")
+            return
+        if not re.search(_ecma_pattern(pattern), instance):
             yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
     return validators.extend(Draft202012Validator, {"pattern": pattern})(schema)

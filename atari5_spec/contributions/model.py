@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import NamedTuple
 
 from ..data.errors import InputError
 from ..data.limits import ASCII_NUMBER
-from ..data.rawvalues import PLUS_MINUS_SIGN
 from ..data.validation import Problem, format_problems
 
 MAX_FILE_BYTES = 1 << 20  # 1 MiB: a full 57-game table with 100 seeds is about 60 kB
+# metadata.yaml: the template filled in is about 2 kB; the YAML reader (pure Python, linear) reads 64 KiB in a second.
+MAX_METADATA_BYTES = 64 << 10
 # Runs (seeds) per game, per training budget: the data's largest is 67 (BBF with sticky actions); a table of
 # thousands of seeds of one game is a mistake or an attempt to outweigh the other games' evidence.
 MAX_SEEDS_PER_GAME = 100
@@ -30,10 +30,8 @@ DERIVABLE = ("mean", "median", "best-seed", "single-seed")
 # Text that a spreadsheet would run as a formula (CSV injection).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = ASCII_NUMBER  # plain decimal or scientific notation, ASCII digits only (see atari5_spec.limits)
-# "1705.80 ± 439.74": results tables print the mean and its spread in one cell.
-# The same signs as data.rawvalues reads back from raw_value: "1705.80 ± 439.74", "1705.80+-439.74",
-# "1705.80 (± 439.74)"; the std is in group std or bracketed.
-PLUS_MINUS = re.compile(rf"(?P<score>.*?)\s*(?:{PLUS_MINUS_SIGN}\s*(?P<std>.*?)|\(\s*{PLUS_MINUS_SIGN}\s*(?P<bracketed>.*?)\s*\))")
+# "1705.80 ± 439.74": results tables print the mean and its spread in one cell; data.rawvalues.split_spread
+# splits it (string operations, linear), with the signs data.rawvalues reads back from raw_value.
 CURVE_COLUMNS = ("points", "first_frame", "last_frame")
 
 

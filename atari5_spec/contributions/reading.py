@@ -22,8 +22,8 @@ def id_problems(submission_id: str, folder: Path, algorithms_schema: dict, name:
     field = next(f for f in algorithms_schema["fields"] if f["name"] == "algorithm_id")
     constraints = field.get("constraints", {})
     pattern, longest = constraints.get("pattern", ".*"), constraints.get("maxLength")
-    if re.fullmatch(pattern.removeprefix("^").removesuffix("$"), submission_id) and (
-            longest is None or len(submission_id) <= longest):
+    if (longest is None or len(submission_id) <= longest) and \
+            re.fullmatch(pattern.removeprefix("^").removesuffix("$"), submission_id):  # the length first
         return []
     try:
         suggestion = algorithm_slug(name or submission_id)[:longest]

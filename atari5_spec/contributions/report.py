@@ -72,7 +72,8 @@ class ChangedFiles(NamedTuple):
 
 def changed_files(root: str | Path, revision_range: str) -> ChangedFiles:
     """Submission folders and other files changed in ``BASE..HEAD`` of the git repository at ``root``."""
-    if not re.fullmatch(r"[\w./~^@{}-]+\.\.[\w./~^@{}-]+", revision_range) or revision_range.startswith("-"):
+    if len(revision_range) > 500 or revision_range.startswith("-") or \
+            not re.fullmatch(r"[\w./~^@{}-]+\.\.[\w./~^@{}-]+", revision_range):  # bounded before the pattern
         raise InputError(f"--changed {revision_range!r}: give a git revision range BASE..HEAD "
                          "(e.g. origin/main..HEAD or two commit ids)")
     base, head = revision_range.split("..", 1)

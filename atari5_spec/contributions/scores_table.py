@@ -13,9 +13,29 @@ from typing import Any
 from ..data.errors import InputError
 from ..data.ids import UnknownGameError, game_aliases, resolve_game
 from ..data.limits import ASCII_INTEGER, MAX_NUMBER_CHARS, control_character_problem, non_ascii_digit, score_problem
+from ..data.rawvalues import split_spread
 from ..data.validation import Problem
 from .metadata import formula_problem
-from .model import CURVE_COLUMNS, FAR_BELOW_RANDOM, MAX_SEEDS_PER_GAME, NUMBER, PLUS_MINUS, SubmittedScore
+from .model import CURVE_COLUMNS, FAR_BELOW_RANDOM, MAX_SEEDS_PER_GAME, NUMBER, SubmittedScore
+
+
+# The longest cell any column may hold (the schema's longest free text, provenance, allows 200): checked, with the
+# score cell's own limit (raw_value's maxLength), before any pattern or lookup sees a cell.
+MAX_CELL_CHARS = 1_000
+
+
+def _cell_length_problems(values: dict[str, str], label: str, line: int, raw_value_max: int | None
+                          ) -> list[Problem]:
+    """Cells too long for their column: checked first, before any pattern, split or lookup sees a cell (then each
+    cell's characters, in :func:`_parse_row`, before its patterns)."""
+    problems = []
+    for column, text in values.items():
+        limit = (raw_value_max or MAX_CELL_CHARS) if column == "score" else MAX_CELL_CHARS
+        if len(text) > limit:
+            problems.append(Problem(label, line, column, f"the cell {text[:20]!r}... has {len(text):,} characters, "
+                                                         f"more than the limit of {limit} for {column}",
+                                    "write the value as the paper prints it (a score is a number, or 'mean ± std')"))
+    return problems
 
 
 def _records(text: str):
@@ -206,22 +226,24 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
     if len(cells) != len(header):
         score_at, extra = header.index("score"), len(cells) - len(header)
         joined = ",".join(cells[score_at:score_at + extra + 1]) if extra > 0 else ""
-        if extra > 0 and re.fullmatch(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", joined.strip()):
+        if extra > 0 and len(joined) <= MAX_CELL_CHARS and \
+                re.fullmatch(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", joined.strip()):
             return None, [Problem(label, line, "score", f"{joined.strip()!r} has a thousands separator ',' "
                                                         f"that splits it into {extra + 1} columns",
                                   f"write {joined.strip().replace(',', '')}")]
         return None, [Problem(label, line, None, f"{len(cells)} cells, but the header has {len(header)} columns",
                               "give one value per column (leave optional cells empty); quote text containing commas")]
     values = {column: cell.strip() for column, cell in zip(header, cells)}
-    problems = []
+    problems = _cell_length_problems(values, label, line, raw_value_max)  # before any pattern
+    if problems:
+        return None, problems
     raw_text = values["score"]
-    split = PLUS_MINUS.fullmatch(raw_text)
+    split = split_spread(raw_text)
     if split:  # "mean ± std": the score is the mean; the spread goes to std
         if values.get("std"):
             return None, [Problem(label, line, "std", f"the score {raw_text!r} already gives the spread",
                                   "leave std empty, or write the score without '± spread'")]
-        spread = split.group("std") if split.group("std") is not None else split.group("bracketed")
-        values["score"], values["std"] = split.group("score").strip(), spread.strip()
+        values["score"], values["std"] = split
     for column, text in values.items():
         field = fields[column]
         hidden = control_character_problem(text)

@@ -10,6 +10,11 @@ Sources print scores in a few forms, all kept verbatim in ``raw_value``:
 
 :func:`raw_value_number` turns a text into (score, std); validation checks
 that every row's ``score`` (and ``std``) is exactly what its ``raw_value`` says.
+:func:`split_spread` splits a submitted "mean ± spread" cell at its sign.
+
+Both are linear in the text and bounded: a text longer than MAX_RAW_VALUE_CHARS
+is no published number, and no pattern here has a quantified group inside
+another quantifier or two unbounded runs that can match the same characters.
 """
 
 from __future__ import annotations
@@ -17,7 +22,11 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["raw_value_number"]
+__all__ = ["raw_value_number", "split_spread", "PLUS_MINUS_SIGNS", "MAX_RAW_VALUE_CHARS"]
+
+# Two numbers of MAX_NUMBER_CHARS (data.limits), a sign, brackets and spaces: a longer text is no published number.
+MAX_RAW_VALUE_CHARS = 100
+PLUS_MINUS_SIGNS = ("±", "+/-", "+-")
 
 _NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"  # ASCII digits only
 # The spread's sign as tables print it: ±, +/- or +-; spaces around it optional (any Unicode space, so that a
@@ -29,6 +38,8 @@ _FORMS = re.compile(rf"(?P<score>{_NUMBER})(?P<k>k)?{_SPREAD}?")
 
 def raw_value_number(text: str) -> tuple[float, float | None] | None:
     """(score, std or None) that ``text`` stands for, or None when it is not one of the published forms."""
+    if len(text) > MAX_RAW_VALUE_CHARS:  # checked before any pattern
+        return None
     match = _FORMS.fullmatch(text.strip())
     if not match:
         return None
@@ -39,3 +50,20 @@ def raw_value_number(text: str) -> tuple[float, float | None] | None:
     spread = match.group("std") or match.group("bracketed")
     std = float(spread) if spread else None
     return float(score), std
+
+
+def split_spread(text: str) -> tuple[str, str] | None:
+    """(score text, spread text) of a "mean ± spread" cell, None when it holds no ± sign (``+/-`` and ``+-`` too).
+
+    Forms: ``1705.80 ± 439.74`` and ``1705.80 (± 439.74)``; spaces around the sign (any Unicode space) are
+    dropped. The first sign splits; what is left on either side is checked as a number by the caller. String
+    operations only: linear in the text, whatever it holds.
+    """
+    found = [(text.find(sign), sign) for sign in PLUS_MINUS_SIGNS if sign in text]
+    if not found:
+        return None
+    at, sign = min(found)
+    before, after = text[:at].rstrip(), text[at + len(sign):].strip()
+    if before.endswith("(") and after.endswith(")"):
+        return before[:-1].rstrip(), after[:-1].rstrip()
+    return before, after

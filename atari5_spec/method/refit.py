@@ -33,7 +33,7 @@ def fit_new_version(path: str | Path, name: str, description: str | None = None)
     from ..data.transaction import finished_by_recovery, package_transaction
 
     root = package_root(path, reader=False)  # writes: finishes an interrupted change under the lock
-    if not re.fullmatch(VERSION_NAME_PATTERN, name, re.ASCII) or len(name) > 80:
+    if len(name) > 80 or not re.fullmatch(VERSION_NAME_PATTERN, name, re.ASCII):  # the length first
         raise InputError(f"version name {name!r}: use lower-case letters, digits and single '-', at most 80 "
                          "characters (e.g. 2026-11)")
     coefficients_dir = package_target(root, "coefficients", "the coefficients folder")
