@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from test_contributions import BASE_METADATA, make_submission
+from test_review_workflow import github  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs SIGALRM to bound the run")
 
@@ -138,3 +139,43 @@ def test_a_metadata_file_over_64_kib_is_refused_before_it_is_parsed(package_copy
     with deadline(60):
         status, out, _ = run("contribute", "check", str(package_copy / "contributions" / "big-agent"))
     assert status == 1 and "more than the limit of 65,536 bytes (64 KiB)" in out, out
+
+
+# --- the review step's own time limit: the comment always says what happened to this head -------------------------
+
+def test_the_review_step_has_its_own_time_limit_and_the_post_step_always_runs():
+    from test_review_workflow import WORKFLOW
+
+    job = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]["review"]
+    steps = {s.get("id"): s for s in job["steps"] if s.get("id")}
+    assert steps["review"]["timeout-minutes"] <= job["timeout-minutes"] - 5
+    assert steps["post"]["if"] == "always()"
+    assert "steps.review.outcome" in steps["post"]["env"]["REVIEW_OUTCOME"]
+    first = job["steps"][0]
+    assert "github-script" in first["uses"] and "Review running for the head" in first["with"]["script"]
+
+
+@pytest.mark.skipif(__import__("shutil").which("node") is None or __import__("shutil").which("git") is None,
+                    reason="needs git and node (the workflow's steps)")
+def test_a_review_that_runs_out_of_time_is_posted_as_such_for_its_head(github):
+    from test_review_workflow import _add_submission, _push_pull_request, run_workflow
+
+    _add_submission(github / "author", "new-agent")
+    head = _push_pull_request(github)
+    result = run_workflow(github, head, timed_out="Review")
+    running, posted = result["comments"]
+    assert f"Review running for the head `{head[:12]}`" in running
+    assert "Verdict: needs a maintainer.** The review of the head " f"`{head[:12]}` did not finish" in posted
+    assert "review step: failure; its time limit is 12 minutes" in posted
+    assert "ready to merge" not in posted
+    assert result["statuses"][-1][:2] == ('Fail unless the verdict is "ready to merge"', 1)
+
+
+def test_a_run_overtaken_by_a_newer_push_posts_no_verdict(tmp_path):
+    from test_review_workflow import PR_NUMBER, WORKFLOW, _run_github_script
+
+    job = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]["review"]
+    script = next(s for s in job["steps"] if s.get("id") == "post")["with"]["script"]
+    env = {**__import__("os").environ, "RUNNER_TEMP": str(tmp_path), "PR_NUMBER": str(PR_NUMBER),
+           "HEAD_SHA": "ab" * 20, "CURRENT_HEAD": "cd" * 20, "REVIEW_OUTCOME": "cancelled"}
+    assert _run_github_script(script, env, tmp_path) == []

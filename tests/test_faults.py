@@ -223,7 +223,7 @@ def test_a_restore_that_fails_too_leaves_a_journal_the_next_command_finishes(tmp
     _, after = states
     root = small_package(tmp_path / "package")
     monkeypatch.setattr(os, "replace", _failing(os.replace, errno.EIO, after_calls=3))
-    with pytest.raises(InputError, match="next atari5-spec command"):
+    with pytest.raises(InputError, match=r"`atari5-spec recover` \(or the next command that writes\) finishes it"):
         apply_changes(root, dict(CHANGE), {"extra": {"x.txt": "folder file\n"}})
     monkeypatch.undo()
     assert recover(root) == "finished"

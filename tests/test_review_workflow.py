@@ -112,13 +112,18 @@ def _expression(text: str, values: dict) -> str:
     def one(match):
         value = values
         for key in match.group(1).strip().split("."):
+            if not isinstance(value, dict) or key not in value:
+                return ""  # as on GitHub: a missing output or property is empty
             value = value[key]
         return str(value)
     return re.sub(r"\$\{\{(.*?)\}\}", one, str(text))
 
 
-def run_workflow(root: Path, head_sha: str) -> dict:
-    """Run contribution-review.yml's steps on a checkout of the base: its comment, the step statuses."""
+def run_workflow(root: Path, head_sha: str, timed_out: str | None = None) -> dict:
+    """Run contribution-review.yml's steps on a checkout of the base: its comments, the step statuses.
+
+    After a failed step only steps with ``if: always()`` run, as on GitHub. ``timed_out``: the name of a step
+    that is stopped by its ``timeout-minutes`` instead of run (it fails, with no outputs)."""
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     steps = workflow["jobs"]["review"]["steps"]
     base_sha = _git(root / "origin.git", "rev-parse", "main")
@@ -129,9 +134,16 @@ def run_workflow(root: Path, head_sha: str) -> dict:
     temp.mkdir()
     event = {"pull_request": {"number": PR_NUMBER, "head": {"sha": head_sha}, "base": {"sha": base_sha}}}
     values = {"github": {"event": event}, "steps": {}}
-    statuses, comments = [], []
+    statuses, comments, failed = [], [], False
     for step in steps:
         uses = step.get("uses", "")
+        if failed and "always()" not in str(step.get("if", "")):
+            continue
+        if step.get("name") == timed_out:
+            statuses.append((step.get("name"), "timed out", ""))
+            values["steps"][step["id"]] = {"outputs": {}, "outcome": "failure"}
+            failed = True
+            continue
         if uses.startswith(("actions/checkout", "actions/setup-python")):
             assert step.get("with", {}).get("persist-credentials", False) is False or "checkout" not in uses
             continue
@@ -148,9 +160,9 @@ def run_workflow(root: Path, head_sha: str) -> dict:
             statuses.append((step.get("name"), done.returncode, done.stdout + done.stderr))
             if "id" in step:
                 pairs = dict(line.split("=", 1) for line in output.read_text(encoding="utf-8").splitlines() if line)
-                values["steps"][step["id"]] = {"outputs": pairs}
-            if done.returncode != 0:
-                break
+                values["steps"][step["id"]] = {"outputs": pairs,
+                                               "outcome": "success" if done.returncode == 0 else "failure"}
+            failed = failed or done.returncode != 0
         elif uses.startswith("actions/github-script"):
             comments += _run_github_script(step["with"]["script"], env, checkout)
             statuses.append((step.get("name"), 0, ""))
@@ -171,10 +183,11 @@ const github = {
     listComments: null,
     createComment: async (args) => { posted.push({ ...args, action: 'create' }); },
     updateComment: async (args) => { posted.push({ ...args, action: 'update', issue_number: %d }); },
-  } },
+  },
+  pulls: { get: async () => ({ data: { head: { sha: process.env.CURRENT_HEAD || process.env.HEAD_SHA } } }) } },
 };
 const context = { repo: { owner: 'owner', repo: 'repo' }, runId: 1 };
-const core = { setFailed: (m) => { console.error(m); process.exitCode = 1; } };
+const core = { setFailed: (m) => { console.error(m); process.exitCode = 1; }, info: (m) => console.error(m) };
 (async () => {
 %s
 })().then(() => { process.stdout.write(JSON.stringify(posted)); });
@@ -207,7 +220,8 @@ def test_a_hostile_branch_gets_needs_a_maintainer_listed_first_and_a_failing_job
     run = run_workflow(github, head)
     names = [(name, status) for name, status, _ in run["statuses"]]
     assert names[-1] == ('Fail unless the verdict is "ready to merge"', 1), run["statuses"]
-    (comment,) = run["comments"]
+    running, comment = run["comments"]
+    assert "Review running for the head" in running
     assert comment.startswith("<!-- atari5-spec contribution review -->\n")
     assert "Verdict: needs a maintainer" in comment and "ready to merge" not in comment
     assert "### `ppo2-rerun`: no problems, held: the pull request needs a maintainer" in comment
@@ -234,7 +248,8 @@ def test_a_clean_new_submission_alone_is_ready_to_merge(github):
     head = _push_pull_request(github)
     run = run_workflow(github, head)
     assert [status for _, status, _ in run["statuses"]] == [0] * len(run["statuses"]), run["statuses"]
-    (comment,) = run["comments"]
+    running, comment = run["comments"]
+    assert "Review running for the head" in running
     assert "Verdict: ready to merge" in comment and "needs a maintainer" not in comment
     assert "### `ppo2-rerun`: ready to merge" in comment
 
@@ -246,7 +261,8 @@ def test_every_pull_request_gets_the_review_even_one_touching_only_code(github):
         assert all("paths" not in (spec or {}) for spec in on.values()), name
     (github / "author" / "atari5_spec" / "contributions" / "report.py").write_text("x = 1\n", encoding="utf-8")
     run = run_workflow(github, _push_pull_request(github))
-    (comment,) = run["comments"]
+    running, comment = run["comments"]
+    assert "Review running for the head" in running
     assert "Verdict: needs a maintainer" in comment and "`atari5_spec/contributions/report.py`" in comment
     assert run["statuses"][-1][1] == 1
 
@@ -300,10 +316,11 @@ def test_shellcheck_passes_every_run_block_and_would_catch_a_bad_one(tmp_path):
 def test_the_comment_is_updated_in_place_and_never_one_a_person_wrote(tmp_path):
     """The post step updates the bot's own earlier comment; a person's comment that copies the marker is not it."""
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
-    script = next(s for s in workflow["jobs"]["review"]["steps"] if "github-script" in s.get("uses", ""))["with"]["script"]
+    script = next(s for s in workflow["jobs"]["review"]["steps"] if s.get("id") == "post")["with"]["script"]
     (tmp_path / "review").mkdir()
     (tmp_path / "review" / "comment.md").write_text("## review\n", encoding="utf-8")
-    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "PR_NUMBER": str(PR_NUMBER)}
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "PR_NUMBER": str(PR_NUMBER), "HEAD_SHA": "ab" * 20,
+           "REVIEW_OUTCOME": "success"}
     marker = "<!-- atari5-spec contribution review -->"
     forged = {"id": 1, "user": {"type": "User"}, "body": marker + "\nready to merge"}
     own = {"id": 2, "user": {"type": "Bot"}, "body": marker + "\nold review"}
@@ -319,6 +336,7 @@ def test_a_review_that_cannot_be_built_still_posts_needs_a_maintainer_and_fails(
     (author / "x.txt").write_text("x\n", encoding="utf-8")
     head = _push_pull_request(github)
     run = run_workflow(github, head)
-    (comment,) = run["comments"]
+    running, comment = run["comments"]
+    assert "Review running for the head" in running
     assert "Verdict: needs a maintainer.** The review could not be built (exit status 1)" in comment
     assert run["statuses"][-1][1] == 1

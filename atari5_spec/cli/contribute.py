@@ -153,7 +153,8 @@ def add_contribution_commands(commands) -> None:
         description="Reviews a pull request from git without checking it out or running any of its code: every path "
                     "it changes outside new submission folders (contributions/<id>/) is listed first and makes the "
                     "verdict 'needs a maintainer' (with the published rows a data/ edit changes); each new "
-                    "submission is copied out of git and checked with this install against --package. Exit 0 only "
+                    "submission's two files are read from git into memory (nothing of the pull request is written to "
+                    "disk; any other tree entry is refused) and checked with this install against --package. Exit 0 only "
                     "when the verdict is 'ready to merge'. The comment workflow posts its output.")
     v.add_argument("--base", required=True, help="the base branch's revision (e.g. HEAD of the base checkout)")
     v.add_argument("--head", required=True, help="the pull request's head revision (fetched, never checked out)")

@@ -44,7 +44,7 @@ Where things are (one module per idea):
 * reviewing a pull request: :mod:`.report` (per changed submission its problems, or what it adds, its Atari-5
   estimate against its 57-game median and its rank; the text the pull-request bot posts);
 * the privileged review of a pull request, by the base branch's code from git: :mod:`.pull_request` (every path
-  outside new submission folders listed first as "needs a maintainer", each new folder copied out of git as data);
+  outside new submission folders listed first as "needs a maintainer", each new folder's two files read from git into memory);
 * look-alike names and near-copies of an entry already in data/: :mod:`.lookalikes`;
 * :mod:`.model`: the limits and the records passed between them;
 * learning curves to rows by one stated rule: :mod:`.curves`.

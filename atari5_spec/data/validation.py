@@ -485,17 +485,17 @@ def interrupted_commit_problems(root: Path) -> list[Problem]:
     if pending.get("complete"):
         return [Problem(STAGING_NAME, None, None, "a writing command was killed after its change was complete, while "
                         "removing its staging folder: the package holds the new state",
-                        "run `atari5-spec recover` (or any other command) to remove the staging folder")]
+                        "run `atari5-spec recover` (or any command that writes) to remove the staging folder")]
     if pending.get("uncommitted"):
         return [Problem(STAGING_NAME, None, None, "a writing command was killed before its commit: the "
                         "package's files are unchanged; only the staging folder is left",
-                        "run `atari5-spec recover` (or any other command) to remove the staging folder")]
+                        "run `atari5-spec recover` (or any command that writes) to remove the staging folder")]
     paths = ", ".join(t["path"] for t in pending["targets"])
     return [Problem(STAGING_NAME, None, None,
                     f"an interrupted commit of `{pending.get('command', '?')}` (process {pending.get('pid', '?')}, "
                     f"{pending.get('written', '?')}): {paths} may be between the old and the new state",
-                    "run `atari5-spec recover` (or any other atari5-spec command on the package) to finish it; "
-                    "then validate again")]
+                    "run `atari5-spec recover` (or the interrupted command again) to finish it; then validate "
+                    "again (commands that only read refuse until then)")]
 
 
 def validate_package(path: str | Path | None = None, structure=None, data: Dataset | None = None) -> list[Problem]:

@@ -102,8 +102,8 @@ class Transaction:
             finish(root, staging, targets)
         except OSError as error:  # every file is in place; only the tidying up is left
             raise InputError(f"{error.filename or staging}: {error.strerror or error} after the change was written: "
-                             "the package holds the new state; the next atari5-spec command (or `atari5-spec "
-                             "recover`) finishes tidying up") from None
+                             "the package holds the new state; `atari5-spec recover` (or the next command that "
+                             "writes) finishes tidying up") from None
 
     def _roll_back(self, targets: list[dict], made: list[str], error: OSError) -> None:
         """Restore the old files after a failed apply (renames only: no space needed); raise ``error`` as InputError."""
@@ -115,15 +115,15 @@ class Transaction:
             except OSError:
                 failed.append(target["path"])  # keep going: every other file is still restored
         where = error.filename or "the package"
-        if failed:  # the journal stays: the next command finishes the change
+        if failed:  # the journal stays: `atari5-spec recover` (or the next writer) finishes the change
             raise InputError(f"{where}: {error.strerror or error}; the change could not be undone for "
-                             f"{', '.join(failed)}: it is recorded in {self.staging} and the next atari5-spec "
-                             "command (or `atari5-spec recover`) finishes it") from None
+                             f"{', '.join(failed)}: it is recorded in {self.staging} and `atari5-spec recover` "
+                             "(or the next command that writes) finishes it") from None
         remove_made_folders(self.root, made)
         try:
             shutil.rmtree(self.staging)
         except OSError:
-            pass  # removed by the next command (an uncommitted staging folder)
+            pass  # removed by the next command that writes (an uncommitted staging folder)
         raise InputError(f"{where}: {error.strerror or error}; nothing was changed in the package") from None
 
 
