@@ -139,7 +139,7 @@ def run_workflow(root: Path, head_sha: str, timed_out: str | None = None) -> dic
         uses = step.get("uses", "")
         if failed and "always()" not in str(step.get("if", "")):
             continue
-        if step.get("name") == timed_out:
+        if timed_out is not None and step.get("name") == timed_out:
             statuses.append((step.get("name"), "timed out", ""))
             values["steps"][step["id"]] = {"outputs": {}, "outcome": "failure"}
             failed = True
