@@ -183,7 +183,7 @@ BOUND_RTOL = 1e-6
 
 def bounded_best(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int, always: Sequence[int] = (),
                  n_splits: int = N_SPLITS, seed: int = SEED, n_threads: int | None = None) -> tuple[int, ...]:
-    """``best_subset``'s choice, cross-validating only the subsets that could be it (about a fifth of the cost).
+    """``best_subset``'s choice, cross-validating only the subsets that could be it (a third of the cost for Atari-5).
 
     Every subset's CV MSE is at least its in-sample RSS / (n_splits * ceil(n / n_splits))
     (``evaluate_all_subsets(..., lower_bound=True)``, one pass of the tree instead of one per fold). The
