@@ -1,46 +1,118 @@
-"""Wall time of `atari5-spec validate` and `atari5-spec verify --skip-search` (target: verify under 3 s).
+"""`atari5-spec verify`: wall time, CPU time and peak memory, and its fold searches before and after (target: verify
+under about 10 s on 2 cores; verify --skip-search under 3 s).
 
-Run: python benchmarks/bench_verify.py [--runs N]
-Each command runs in a fresh subprocess, as a user would run it; the figures
-are medians over the runs, measured side by side in one run of this script.
+Run: python benchmarks/bench_verify.py [--runs N] [--baseline CHECKOUT]
+
+Every figure is a whole process, started fresh as a user would start it, measured by the operating system
+(wait4: wall, user + system CPU of the process and its children, peak resident memory of the largest of
+them); medians over the runs, the commands of a pair run alternately (A B A B ...) in one run of this script.
+
+* The fold searches of the reselected calibrations (what `verify` spends most of its time on): as before
+  (the exhaustive staged search per paper, one after another in one process) and now (the bounded staged
+  search, on up to two processes); both must return the same selections, and the script says whether they do.
+* `verify`, `verify --skip-search` and `validate` as they are now; with ``--baseline`` also `verify` of another
+  checkout (e.g. ``git worktree add /tmp/atari5-1.2.0 v1.2.0``), run on this checkout's data, side by side.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
+import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 
-def median_seconds(command: list[str], runs: int) -> float:
-    times = []
+FOLDS = """
+import json, sys
+from atari5_spec.data.loading import load
+from atari5_spec.method.evaluation.reselection import fold_selections
+if __name__ == "__main__":
+    bounded = sys.argv[1] == "new"
+    found = fold_selections(load(), "paper-2023", processes=None if bounded else 1, bounded=bounded)
+    print(json.dumps(found, sort_keys=True))
+"""
+
+
+def run_measured(command: list[str], env: dict | None = None) -> tuple[dict, str]:
+    """({wall, cpu, peak_mb}, stdout) of one run of ``command`` in ROOT: reaped here (wait4), so that its
+    rusage (with its children's) is the one read."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out_file:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out_file, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out_file.seek(0)
+        out = out_file.read()
+    if process.returncode:
+        raise SystemExit(f"{' '.join(command)} failed with exit status {process.returncode}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}, out
+
+
+def medians(samples: list[dict]) -> dict:
+    return {key: statistics.median(s[key] for s in samples) for key in samples[0]}
+
+
+def paired(a: list[str], b: list[str], runs: int, env_a=None, env_b=None) -> tuple[dict, dict, list[str], list[str]]:
+    """Medians of ``a`` and ``b`` run alternately ``runs`` times each, and their outputs."""
+    samples_a, samples_b, outs_a, outs_b = [], [], [], []
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        figure, out = run_measured(a, env_a)
+        samples_a.append(figure)
+        outs_a.append(out)
+        figure, out = run_measured(b, env_b)
+        samples_b.append(figure)
+        outs_b.append(out)
+    return medians(samples_a), medians(samples_b), outs_a, outs_b
+
+
+def row(name: str, figure: dict) -> str:
+    return f"{name:<52} {figure['wall']:7.2f} s {figure['cpu']:7.2f} s {figure['peak_mb']:7.0f} MB"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="another checkout of atari5-spec whose verify runs beside this one's")
     args = parser.parse_args()
-    # the console script of this interpreter's environment, else whatever is on PATH
-    beside = Path(sys.executable).with_name("atari5-spec")
-    exe = str(beside) if beside.exists() else (shutil.which("atari5-spec") or "atari5-spec")
-    figures = {
-        "python -c pass": median_seconds([sys.executable, "-c", "pass"], args.runs),
-        "atari5-spec validate": median_seconds([exe, "validate"], args.runs),
-        "atari5-spec verify --skip-search": median_seconds([exe, "verify", "--skip-search"], args.runs),
-        "atari5-spec verify (with search)": median_seconds([exe, "verify"], max(1, args.runs // 2)),
-    }
-    for name, seconds in figures.items():
-        print(f"{name:<36} {seconds:6.2f} s (median of runs)")
-    print(f"verify --skip-search target 3 s: {'met' if figures['atari5-spec verify --skip-search'] < 3 else 'NOT met'}")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    python = sys.executable
+    cli = [python, "-m", "atari5_spec.cli"]
+    print(f"{'':<52} {'wall':>9} {'CPU':>9} {'peak':>10}   (medians of {args.runs} runs, {os.cpu_count()} CPUs)")
+
+    before, after, outs_before, outs_after = paired([python, "-c", FOLDS, "old"], [python, "-c", FOLDS, "new"],
+                                                    args.runs, env, env)
+    same = {json.dumps(json.loads(o)) for o in outs_before + outs_after}
+    print(row("fold searches before (exhaustive, one process)", before))
+    print(row("fold searches now (bounded, up to two processes)", after))
+    print(f"  ratio before/now: wall {before['wall'] / after['wall']:.1f}x, CPU {before['cpu'] / after['cpu']:.1f}x; "
+          f"the same selections every run: {'yes' if len(same) == 1 else 'NO'} "
+          f"({len(json.loads(outs_after[0]))} papers)")
+
+    if args.baseline is not None:
+        env_base = dict(os.environ, PYTHONPATH=str(args.baseline.resolve()))
+        base, now, _, _ = paired(cli + ["verify"], cli + ["verify"], args.runs, env_base, env)
+        print(row(f"verify, code of {args.baseline}", base))
+        print(row("verify, this code", now))
+        print(f"  ratio: wall {base['wall'] / now['wall']:.1f}x, CPU {base['cpu'] / now['cpu']:.1f}x")
+    else:
+        now = medians([run_measured(cli + ["verify"], env)[0] for _ in range(args.runs)])
+        print(row("verify (with the searches)", now))
+    skip = medians([run_measured(cli + ["verify", "--skip-search"], env)[0] for _ in range(args.runs)])
+    validate = medians([run_measured(cli + ["validate"], env)[0] for _ in range(args.runs)])
+    start = medians([run_measured([python, "-c", "pass"], env)[0] for _ in range(args.runs)])
+    print(row("verify --skip-search", skip))
+    print(row("validate", validate))
+    print(row("python -c pass", start))
+    print(f"verify under 10 s wall: {'met' if now['wall'] < 10 else 'NOT met'}; "
+          f"verify --skip-search under 3 s: {'met' if skip['wall'] < 3 else 'NOT met'}")
 
 
 if __name__ == "__main__":

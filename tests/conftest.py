@@ -112,7 +112,34 @@ def pytest_addoption(parser):
 SLOW_REASON = "slow: `pytest --full` runs it (CI does)"
 
 
+# The floors job of .ci/run (the oldest Python with the lowest allowed versions, .ci/floors.txt) runs the tests
+# whose outcome can depend on those versions: every test but these (and the browser tests), which exercise the
+# project's own machinery (processes, files, git, a browser, Dask's scheduling), not numpy, pandas, pandera,
+# frictionless, jsonschema, yaml or scipy behaviour. The main job runs every test. A new test belongs to the
+# floors job unless it is listed here: a module, or module::test.
+FLOORS_INDEPENDENT = {
+    "test_faults.py": "fault injection: kills, I/O errors and locks around the package transaction",
+    "test_review_workflow.py": "the review bot: the privileged workflow run on hostile git branches",
+    "test_architecture.py": "import layering, read from the source with ast",
+    "test_paths.py": "the path policy and limits, on file names",
+    "test_search_scale.py::test_local_processes_give_identical_numbers": "local worker processes",
+    "test_search_scale.py::test_dask_gives_identical_numbers": "Dask scheduling",
+    "test_search_scale.py::test_search_size_6_on_a_local_cluster_matches_the_local_run": "Dask and processes",
+    "test_search_scale.py::test_missing_dask_is_a_one_line_error": "Dask missing",
+    "test_search_scale.py::test_scheduler_needs_size": "Dask command-line options",
+    "test_search_scale.py::test_stability_is_the_same_resumed_on_processes_and_on_dask": "Dask and processes",
+    "test_search_scale.py::test_stability_command_on_the_paper_matrix": "local worker processes",
+    "test_search_scale.py::test_the_local_search_needs_no_dask": "Dask missing, local processes",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own hook deselects by -m
 def pytest_collection_modifyitems(config, items):
+    independent = pytest.mark.floors_independent
+    for item in items:
+        module = item.path.name
+        if module in FLOORS_INDEPENDENT or f"{module}::{item.originalname}" in FLOORS_INDEPENDENT:
+            item.add_marker(independent)
     if config.getoption("--full"):
         return
     skip = pytest.mark.skip(reason=SLOW_REASON)

@@ -138,7 +138,7 @@ def add_evaluation_commands(commands) -> None:
                         "first), in-range = calibration/<version>.in-range[.<N>].csv (errors marked in range / "
                         "extrapolation), reselected = calibration/<version>.reselected[.<N>].csv (score's default: "
                         "each subset's games chosen again by the staged search without the agent's paper; about "
-                        "1.5 s per paper)")
+                        "half a second per paper, on up to two processes)")
     p.add_argument("--claims", action="store_true",
                    help="every subset's prediction interval as score uses it (reselected calibration): shown, widened "
                         "or withheld, leave-one-paper-out coverage per protocol group with the runs and papers behind "

@@ -78,7 +78,8 @@ def _resource(version: str, method: str = "pooled", edition: int = 1) -> dict:
 
 def method_errors(dataset, version: str, method: str, progress=None) -> pd.DataFrame:
     """The errors a ``method`` calibration of ``version`` pins, from the data as it is now (reselected: every fold's
-    staged search is run, about 1.5 s per paper of the search set)."""
+    staged search is run (bounded: about half a second of CPU per paper of the search set, on up to two
+    processes))."""
     if method == "reselected":
         from .reselection import fold_selections, reselected_errors
 

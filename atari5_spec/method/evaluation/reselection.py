@@ -29,6 +29,7 @@ the errors from them quickly and ``verify`` reruns the searches themselves.
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Mapping
 
 import numpy as np
@@ -78,22 +79,39 @@ def _matrix(dataset, version: str):
     return manifest, X, y, algorithm_info(dataset.algorithms, X.index)["paper"].astype(str)
 
 
-def fold_selections(dataset, version: str, papers=None, progress: Callable | None = None) -> dict:
+def fold_selections(dataset, version: str, papers=None, progress: Callable | None = None,
+                    processes: int | None = None, bounded: bool = True) -> dict:
     """paper -> {subset: games}: the staged search rerun on the search set without each paper (``papers``: only
-    these; default every paper of the search set)."""
-    from ..search import staged_search
+    these; default every paper of the search set), on ``processes`` local processes (default: up to two).
+
+    Each fold's search is ``staged_search(..., bounded=True)``: the same choices as the exhaustive search (a
+    subset is left out only when a lower bound of its CV MSE proves it cannot be chosen), at about a third
+    of the cost (``bounded=False``: the exhaustive search, for comparison)."""
+    from ..search.engine import map_tasks
 
     manifest, X, y, paper = _matrix(dataset, search_version(dataset, version))
     excluded = tuple(manifest["method"]["search"]["excluded_games"])
     chosen = sorted(set(paper)) if papers is None else sorted(set(papers) & set(paper))
-    out = {}
-    for number, name in enumerate(chosen):
-        keep = (paper != name).to_numpy()
-        found = staged_search(X[keep], y[keep], excluded=excluded, n_threads=1)
-        out[name] = {subset: tuple(model.games) for subset, model in found.items()}
+    tasks = [(X[(paper != name).to_numpy()], y[(paper != name).to_numpy()], excluded, bounded) for name in chosen]
+    done = 0
+
+    def finished(index: int, result) -> None:
+        nonlocal done
+        done += 1
         if progress is not None:
-            progress(number + 1, len(chosen))
-    return out
+            progress(done, len(chosen))
+    processes = min(2, os.cpu_count() or 1) if processes is None else processes
+    found = map_tasks(_fold_search, tasks, processes=processes, on_done=finished)
+    return dict(zip(chosen, found))
+
+
+def _fold_search(task) -> dict:
+    """{subset: games} the staged search chooses on one fold's rows (a picklable task for ``map_tasks``)."""
+    from ..search import staged_search
+
+    X, y, excluded, bounded = task
+    found = staged_search(X, y, excluded=excluded, n_threads=1, bounded=bounded)
+    return {subset: tuple(model.games) for subset, model in found.items()}
 
 
 def reselected_errors(dataset, version: str, selections: Selections, agents: Agents | None = None) -> pd.DataFrame:

@@ -90,25 +90,9 @@ class _RowSets:
 
     def _add(self, masks: np.ndarray) -> None:
         """Tables of new row sets (one mask each), all built together: call with the lock held."""
-        m, (folds, q) = len(masks), (self.n_splits, self.Z.shape[1])
         counts = masks.sum(axis=1)
-        usable = np.flatnonzero(counts >= folds)                     # enough rows to cross-validate
-        # each fold's test rows, padded with zero rows to the largest fold: then T is one small
-        # product per fold (a few big products would wake up, and leave spinning, the BLAS threads)
-        tests = np.zeros((m, folds, -(-counts.max(initial=0) // folds), q))
-        weights = np.full((m, folds), np.nan)
-        for i in usable:
-            fold, place = _fold_places(int(counts[i]), folds, self.seed)
-            tests[i, fold, place] = self.Z[masks[i]]
-            weights[i] = 1.0 / (folds * np.bincount(fold, minlength=folds))
-        T = np.matmul(tests.transpose(0, 1, 3, 2), tests)                  # (m, folds, q, q)
-        grams = T.sum(axis=1)                                              # the folds cover all rows
-        T = np.ascontiguousarray(np.moveaxis(T, 1, -1))                    # (m, q, q, folds)
-        S = grams[..., None] - T                                           # train = all rows - test rows
-        for i in np.flatnonzero(counts < folds):
-            grams[i] = self.Z[masks[i]].T @ self.Z[masks[i]]
-            S[i] = T[i] = np.nan
-        for i in range(m):
+        S, T, grams, weights = self._tables(masks, counts)
+        for i in range(len(masks)):
             S_root, T_root = S[i], T[i]
             for _ in range(self.n_always):
                 S_root, T_root = _sweep_first(S_root, T_root)
@@ -125,6 +109,61 @@ class _RowSets:
         self.compatible = np.vstack([self.compatible, compatible])
         self.n_rows = np.append(self.n_rows, counts)
         self._narrowed = narrowed
+
+    def _tables(self, masks: np.ndarray, counts: np.ndarray):
+        """(S, T, grams, weights) of new row sets: (m, q, q, folds) train / test cross products of each fold,
+        (m, q, q) all-rows Z'Z, (m, folds) 1 / (folds * test rows); NaN states below ``n_splits`` rows."""
+        m, (folds, q) = len(masks), (self.n_splits, self.Z.shape[1])
+        usable = np.flatnonzero(counts >= folds)                     # enough rows to cross-validate
+        # each fold's test rows, padded with zero rows to the largest fold: then T is one small
+        # product per fold (a few big products would wake up, and leave spinning, the BLAS threads)
+        tests = np.zeros((m, folds, -(-counts.max(initial=0) // folds), q))
+        weights = np.full((m, folds), np.nan)
+        for i in usable:
+            fold, place = _fold_places(int(counts[i]), folds, self.seed)
+            tests[i, fold, place] = self.Z[masks[i]]
+            weights[i] = 1.0 / (folds * np.bincount(fold, minlength=folds))
+        T = np.matmul(tests.transpose(0, 1, 3, 2), tests)                  # (m, folds, q, q)
+        grams = T.sum(axis=1)                                              # the folds cover all rows
+        T = np.ascontiguousarray(np.moveaxis(T, 1, -1))                    # (m, q, q, folds)
+        S = grams[..., None] - T                                           # train = all rows - test rows
+        for i in np.flatnonzero(counts < folds):
+            grams[i] = self.Z[masks[i]].T @ self.Z[masks[i]]
+            S[i] = T[i] = np.nan
+        return S, T, grams, weights
+
+
+class _BoundRowSets(_RowSets):
+    """Row sets whose one "fold" trains and tests on every row: a lower bound of each subset's CV MSE.
+
+    Swept through the same tree, a subset's "held-out" SSE is then its
+    in-sample residual sum of squares RSS on its complete rows. For OLS, the
+    residuals of fold k's test rows under the fit without them are
+    (I - H_kk)^-1 e_k, with e_k the full fit's residuals there and H_kk the
+    hat matrix's block (eigenvalues in [0, 1)): never shorter than e_k. So
+    each fold's held-out SSE is at least its rows' share of RSS, and with
+    at most ceil(n / K) test rows per fold,
+        CV MSE = mean over folds of SSE_k / n_k >= RSS / (K ceil(n / K)),
+    which is what ``weights`` make of it. Row sets too small for K folds get
+    NaN, as in the CV search.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, always: Sequence[int], pool: Sequence[int],
+                 n_splits: int, seed: int):
+        super().__init__(X, y, always, pool, n_splits, seed)
+        self.cv_splits, self.n_splits = n_splits, 1           # the fold axis has one entry: all rows
+        self.weights = np.empty((0, 1))
+
+    def _tables(self, masks: np.ndarray, counts: np.ndarray):
+        grams = np.stack([self.Z[mask].T @ self.Z[mask] for mask in masks])     # (m, q, q)
+        S = grams[..., None].copy()                                               # train = test = all rows
+        T = S.copy()
+        with np.errstate(divide="ignore"):
+            weights = (1.0 / (self.cv_splits * -(-counts // self.cv_splits)))[:, None]
+        small = counts < self.cv_splits
+        S[small] = T[small] = np.nan
+        weights[small] = np.nan
+        return S, T, grams, weights
 
 
 @functools.lru_cache(maxsize=None)

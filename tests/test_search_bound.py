@@ -1,0 +1,86 @@
+"""The bounded search (``search.selection.bounded_best``): its bound never exceeds a subset's CV MSE, it
+rules most subsets out, and it chooses exactly what the exhaustive search chooses. Synthetic, seeded data."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from atari5_spec.method import fitting, search
+from atari5_spec.method.search import selection
+from test_search import brute_force_best, path, reference_mse, synthetic, tree  # noqa: F401 (fixtures)
+
+
+def reference_bound(X, y, columns, n_splits=fitting.N_SPLITS):
+    """In-sample RSS of the subset's complete rows over n_splits * ceil(n / n_splits), by the reference fit."""
+    rows = ~np.isnan(y) & ~np.isnan(X[:, list(columns)]).any(axis=1)
+    A, b = X[rows][:, list(columns)], y[rows]
+    residual = b - A @ fitting.fit_no_intercept(A, b)
+    return float(residual @ residual) / (n_splits * math.ceil(len(b) / n_splits))
+
+
+@pytest.mark.parametrize("k, always", [(2, ()), (3, ()), (4, ()), (2, (3, 9))])
+def test_the_bound_is_below_every_cv_mse_and_is_the_in_sample_rss(k, always, path):
+    X, y = synthetic(seed=50 + k)
+    pool = [g for g in range(X.shape[1]) if g not in always]
+    bounds = search.evaluate_all_subsets(X, y, pool, k, always, lower_bound=True)
+    assert len(bounds.cv_mse) == math.comb(len(pool), k)
+    for subset, bound in zip(bounds.subsets.tolist(), bounds.cv_mse):
+        columns = list(subset) + list(always)
+        assert bound == pytest.approx(reference_bound(X, y, columns), rel=1e-9)
+        assert bound <= reference_mse(X, y, columns) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bounded_search_chooses_what_brute_force_chooses(seed, path):
+    X, y = synthetic(seed=60 + seed)
+    assert selection.bounded_best(X, y, range(14), 3) == brute_force_best(X, y, range(14), 3)
+    assert selection.bounded_best(X, y, range(2, 14), 2, always=(0, 1)) == brute_force_best(X, y, range(2, 14), 2,
+                                                                                             (0, 1))
+
+
+def test_bounded_search_rules_out_most_subsets(monkeypatch):
+    X, y = synthetic(seed=70, n_games=16)
+    exhaustive = search.best_subset(X, y, range(16), 5)
+    cross_validated = []
+    real = selection.evaluate_subsets
+
+    def counting(X, y, subsets, *args, **kwargs):
+        cross_validated.append(len(subsets))
+        return real(X, y, subsets, *args, **kwargs)
+    monkeypatch.setattr(selection, "evaluate_subsets", counting)
+    assert selection.bounded_best(X, y, range(16), 5) == exhaustive
+    assert sum(cross_validated) < math.comb(16, 5) / 8          # of 4,368 subsets, a few hundred cross-validated
+
+
+def test_bounded_search_skips_inadmissible_subsets_and_keeps_tie_order():
+    rng = np.random.default_rng(30)
+    X = rng.normal(2, 1, (62, 6))
+    y = X[:, 0] - 0.6 * X[:, 1] + 0.3 * X[:, 2] + rng.normal(0, 0.01, 62)    # needs a negative weight
+    assert selection.bounded_best(X, y, range(6), 3) == search.best_subset(X, y, range(6), 3)
+    assert 1 not in selection.bounded_best(X, y, range(6), 3)
+    X, y = synthetic(seed=31, missing_games=0)
+    X = np.column_stack([X[:, 3], X])                                # column 0 duplicates column 4
+    assert selection.bounded_best(X, y, [0, 4, 1], 2) == search.best_subset(X, y, [0, 4, 1], 2) == (0, 1)
+
+
+def test_bounded_search_without_an_admissible_subset_says_so_as_the_exhaustive_one_does():
+    rng = np.random.default_rng(3)
+    X = rng.normal(2, 1, (40, 4))
+    y = -X.sum(axis=1) + rng.normal(0, 0.01, 40)                     # every weight negative
+    with pytest.raises(ValueError, match="no admissible subset"):
+        search.best_subset(X, y, range(4), 2)
+    with pytest.raises(ValueError, match="no admissible subset"):
+        selection.bounded_best(X, y, range(4), 2)
+
+
+@pytest.mark.parametrize("seed", [40, 41])
+def test_bounded_staged_search_equals_the_exhaustive_one(seed, tree):
+    X, y = synthetic(seed=seed, n_games=17, missing_games=8)
+    frame, target = pd.DataFrame(X, columns=[f"g{i:02d}" for i in range(17)]), pd.Series(y)
+    exhaustive = search.staged_search(frame, target)
+    bounded = search.staged_search(frame, target, bounded=True)
+    assert [m.games for m in bounded.values()] == [m.games for m in exhaustive.values()]
+    assert all(itertools.starmap(lambda a, b: a == b, zip(bounded.values(), exhaustive.values())))
