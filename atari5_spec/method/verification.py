@@ -16,7 +16,9 @@ For a release to go out, all of these must hold:
    unless skipped, each fold's staged search is rerun and must choose them),
    and its interval table (calibration/intervals/<name>.csv, the half-widths
    ``score`` applies) equals the one recomputed from it, byte for byte;
-5. unless skipped, the staged subset search on the paper's training set selects
+5. the conformance vectors of SPEC.md (conformance/vectors.json) give exactly
+   their expected outputs with the reference, from the pinned parameters;
+6. unless skipped, the staged subset search on the paper's training set selects
    the paper's games for every subset.
 
 Each check reports what it compared and every mismatch by version, model and
@@ -197,6 +199,15 @@ def check_interval_table(root: Path, name: str) -> Check:
     return Check(f"{name}: interval table (pinned half-widths)", compared, mismatches)
 
 
+def check_conformance(root: Path) -> Check:
+    """conformance/vectors.json: every case recomputed by the reference equals its expected outputs, and its
+    parameters are the pinned files' (SPEC.md section 12)."""
+    from .conformance import vector_problems
+
+    compared, problems = vector_problems(root)
+    return Check("conformance vectors (SPEC.md)", compared, problems)
+
+
 def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress=None) -> Check:
     """Rerun the staged search on the version's training set; it must select the version's subsets."""
     from .search import staged_search
@@ -261,6 +272,7 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
                 checks.append(check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
+        checks.append(check_conformance(root))
     if validate:
         problems = validate_package(root, structure=structure, data=dataset)
         checks.insert(0, Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems]))
