@@ -175,3 +175,36 @@ def test_the_cycle_check_sees_a_circle(tmp_path, monkeypatch):
     (fake / "data" / "validation.py").write_text("from .registry import f\n")
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
     assert import_cycles() == [["atari5_spec.data.registry", "atari5_spec.data.validation"]]
+
+
+def test_docstrings_name_only_dotted_paths_that_import():
+    """A dotted path in the package's text (``atari5_spec.method.reference``) names a module or object that exists:
+    32 docstrings still named the paths from before the layers moved (issue 32)."""
+    import importlib
+    import re
+
+    def resolves(ref: str) -> bool:
+        parts = ref.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            for part in parts[i:]:
+                if hasattr(obj, part):
+                    obj = getattr(obj, part)
+                    continue
+                try:
+                    obj = importlib.import_module(f"{obj.__name__}.{part}")
+                except (ImportError, AttributeError):
+                    return False
+            return True
+        return False
+
+    dead = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for ref in re.findall(r"atari5_spec(?:\.[A-Za-z_]\w*)+", line):
+                if not ref.endswith(("_py", ".py")) and not resolves(ref):
+                    dead.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {ref}")
+    assert dead == []

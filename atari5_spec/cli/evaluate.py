@@ -1,4 +1,4 @@
-"""``atari5-spec evaluate``: the command line of atari5_spec.evaluation (argparse only, imports on use)."""
+"""``atari5-spec evaluate``: the command line of atari5_spec.method.evaluation (argparse only, imports on use)."""
 
 from __future__ import annotations
 

@@ -39,7 +39,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .calibration import IN_RANGE_MIN, conformal_quantile
+from .claims import conformal_quantile
+from .reference import IN_RANGE_MIN
 from .distributions import beta_quantile, t_quantile
 
 __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",

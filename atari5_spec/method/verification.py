@@ -2,7 +2,7 @@
 
 For a release to go out, all of these must hold:
 
-1. the package is valid (:func:`atari5_spec.validation.validate_package`);
+1. the package is valid (:func:`atari5_spec.data.validation.validate_package`);
 2. for every pinned coefficient version: its files are the ones its manifest
    hashed; its training rows still exist in data/scores.csv with the same
    numbers; and every model recomputed from those rows of the data equals the

@@ -55,7 +55,8 @@ from .signature import TRANSFORM_LABEL, Signature, data_version_of, parse_signat
 __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "PredictionInterval", "SEED_ONLY",
            "ProtocolCheck", "protocol_check", "stated_protocol", "score_runs", "bootstrap_estimates", "check_settings",
            "signature", "Signature", "parse_signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
-           "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD"]
+           "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD", "protocol_messages",
+           "withheld_note", "unpinned_table"]
 
 # The subsets reported beside the requested one (DQN-7 is the paper's weak
 # baseline: computed only when asked for by name).
@@ -178,7 +179,7 @@ def games_table(root: Path | None = None) -> list[dict[str, str]]:
 
 
 def load_aliases(root: Path | None = None) -> dict[str, str]:
-    """Every accepted spelling key -> game id (see :mod:`atari5_spec.ids`)."""
+    """Every accepted spelling key -> game id (see :mod:`atari5_spec.data.ids`)."""
     return game_aliases(games_table(root))
 
 
@@ -511,6 +512,16 @@ def _with_group_coverage(check: ProtocolCheck, calibration: Calibration | None, 
     text = (f"{subset}'s {level:.0%} interval, measured leave-one-paper-out on in-range agents {who}: "
             f"{measured.text()}")
     return check._replace(messages=check.messages + (text,))
+
+
+def protocol_messages(subset: str, calibration: Calibration | None, version: str, sticky: float | None,
+                      frames: int | None, estimate: float | None, level: float, source: str = "as given"
+                      ) -> list[str]:
+    """The protocol lines `score` prints for these options around ``estimate`` (none without an option)."""
+    if sticky is None and frames is None:
+        return []
+    check = protocol_check(subset, calibration, version, sticky, frames, source)
+    return list(_with_group_coverage(check, calibration, subset, estimate, level).messages)
 
 
 def _observations(scores: Any) -> list[Observation]:

@@ -85,7 +85,7 @@ def _table8_check(medians: pd.DataFrame, root: Path) -> pd.DataFrame:
 
 
 def _held_out(dataset, version: str) -> pd.DataFrame:
-    """The version's Atari-5 estimate of every held-out agent (atari5_spec.evaluation), Go-Explore aside."""
+    """The version's Atari-5 estimate of every held-out agent (atari5_spec.method.evaluation), Go-Explore aside."""
     from ...method.evaluation import version_errors
 
     _, errors = version_errors(dataset, version)
