@@ -438,7 +438,6 @@ def _cmd_score(args) -> int:
     from ..data.errors import InputError
     from ..scoring.estimate import as_coefficient_set, games_table, not_computable_message, score
     from ..scoring.own_median import own_median
-    from ..scoring.relative import relative_score
 
     observations = _observations(args)
     coefficients = as_coefficient_set(args.coefficients)
@@ -458,6 +457,8 @@ def _cmd_score(args) -> int:
         raise InputError("--baseline-max-episode-frames needs a baseline: give it with --relative-to")
     result = score(observations, **settings, **protocol, partial=True, max_episode_frames=cap)
     if args.relative_to:
+        from ..scoring.relative import relative_score  # only for a comparison: it brings the pair measurements
+
         if args.relative_to == "-" and args.scores == "-":
             raise InputError("standard input can hold the agent's scores or the baseline's, not both")
         baseline, baseline_cap = _baseline(args.relative_to)

@@ -50,10 +50,12 @@ def package_root(path: str | Path | None = None, recover: bool = True) -> Path:
 
 def _recovered(root: Path) -> bool:
     """Finish an interrupted change in ``root`` if there is one; whether there was."""
-    from .transaction import LOCK_NAME, STAGING_NAME, recover
+    from .write_markers import LOCK_NAME, STAGING_NAME
 
     if not (root / STAGING_NAME).exists() and not (root / LOCK_NAME).exists():
         return False
+    from .transaction import recover  # only when a write left something behind
+
     return recover(root) is not None
 
 

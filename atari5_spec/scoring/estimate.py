@@ -46,7 +46,6 @@ from ..method import reference
 from ..method.calibration import Calibration, read_calibration, read_calibration_intervals, sticky_from_game_ids
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from ..method.reference import IntervalRow, IntervalTable, bootstrap_means, human_normalised, percentile_interval
-from .display import result_html
 from .input import Observation, group_runs, observations_from_object
 from .intervals import SEED_ONLY, PredictionInterval, SeedInterval, interval_text, seed_interval
 from .protocol_check import ProtocolCheck
@@ -106,6 +105,8 @@ class SubsetScore(NamedTuple):
                 f"seed_interval={interval_text(self.interval)}{' [seed noise only]' if self.interval else ''})")
 
     def _repr_html_(self) -> str:
+        from .display import result_html
+
         return result_html(self)
 
     @property
@@ -148,6 +149,8 @@ class ScoreResult(NamedTuple):
 
     def _repr_html_(self) -> str:
         """The estimate, both intervals (what each covers), other subsets, signature and notes as a table."""
+        from .display import result_html
+
         return result_html(self)
 
     def __repr__(self) -> str:

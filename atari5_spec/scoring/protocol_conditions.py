@@ -25,7 +25,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ..data.datapackage import package_root
 from ..data.errors import InputError
-from ..method.pairs import STANDARD_EPISODE_FRAMES
+from ..data.frames import STANDARD_EPISODE_FRAMES
 
 __all__ = ["implied_sticky", "game_id_warnings", "check_episode_frames", "episode_cap_reason", "episode_cap_message",
            "below_random_games", "below_random_message", "below_random_template", "with_conditions", "episode_caps", "agents_below_random",
