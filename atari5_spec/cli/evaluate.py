@@ -19,10 +19,9 @@ def _cmd_evaluate(args) -> int:
 
     from ..data.errors import InputError
     from ..data.loading import load
-    from ..method.coefficients import default_version
     from ..method.evaluation import agent_scores, evaluate_version
     from ..method.evaluation.report import as_json, format_text, plot_heldout
-    from ..method.pinned import known_versions
+    from ..method.pinned import default_version, known_versions
 
     if args.figure:
         from ..data.paths import output_file

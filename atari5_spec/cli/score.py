@@ -189,6 +189,8 @@ def _prediction_json(interval) -> dict | None:
         return None
     out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in interval.as_dict().items()}
     out["interval"] = [out["low"], out["high"]]
+    if getattr(interval, "row", None) is not None:  # the pinned interval table's row, by column name
+        out["row"] = interval.row._asdict()
     return out
 
 

@@ -158,7 +158,7 @@ def check_training_rows(name: str, pinned_rows: pd.DataFrame, scores: pd.DataFra
 
 
 def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tuple[list[Check], dict]:
-    content, tables = coef.read_version(coefficients_dir, name)
+    content, tables = coef.read_version_tables(coefficients_dir, name)
     checks = [check_files(name, coefficients_dir / name, content)]
     rows_check, rows = check_training_rows(name, tables["training_rows"], dataset.scores)
     checks.append(rows_check)
