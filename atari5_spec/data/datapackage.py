@@ -102,7 +102,7 @@ def _descriptor_name(path: Path) -> str | None:
     return descriptor.get("name") if isinstance(descriptor, dict) else None
 
 
-# Every CSV of the package is written by atari5_spec.writing: comma-separated, header row,
+# Every CSV of the package is written by atari5_spec.data.writing: comma-separated, header row,
 # '"' quotes doubled inside quoted cells, LF line ends. Declared so that no reader has to
 # sniff it (sniffing reads algorithms.csv's free text as space-delimited).
 CSV_DIALECT = {"delimiter": ",", "header": True, "quoteChar": "\"", "doubleQuote": True, "lineTerminator": "\n"}

@@ -13,7 +13,7 @@ from ..errors import InputError
 from .files import fault_point, fsync_folder, sha256_file
 from .ownership import ownership_problem
 
-STAGING_NAME = ".atari5-transaction"
+from ..write_markers import STAGING_NAME  # noqa: F401  (named here too: the transaction API exports it)
 
 
 JOURNAL = "journal.json"
