@@ -56,9 +56,11 @@ def package_root(path: str | Path | None = None, reader: bool = True) -> Path:
 
 def _refuse_interrupted(root: Path) -> None:
     """Wait for a commit under way in ``root``; RecoveryError for an interrupted one. Writes nothing."""
-    from .transaction import STAGING_NAME, refuse_interrupted
+    from .write_markers import STAGING_NAME
 
     if os.path.lexists(root / STAGING_NAME):
+        from .transaction import refuse_interrupted  # only when a write left something behind
+
         refuse_interrupted(root)
 
 
