@@ -24,7 +24,7 @@ from pathlib import Path
 from docutils import nodes
 
 # The web home's policy, with fonts from the site (the theme's icons) and the allowed inline scripts' hashes.
-POLICY = ("default-src 'none'; script-src 'self'{hashes}; style-src 'self'; img-src 'self' data:; "
+POLICY = ("default-src 'none'; script-src 'self'{hashes}; style-src 'self'{styles}; img-src 'self' data:; "
           "font-src 'self'; connect-src 'self'; form-action 'none'; base-uri 'none'; object-src 'none'")
 # The only inline scripts a page may carry: the theme's, whose text is fixed but for the page name.
 THEME_SCRIPTS = (
@@ -32,7 +32,15 @@ THEME_SCRIPTS = (
     re.compile(r"\s*DOCUMENTATION_OPTIONS\.search_as_you_type = (?:true|false);\s*"),
     re.compile(r'\s*document\.documentElement\.dataset\.mode = localStorage\.getItem\("mode"\) \|\| "";\s*'
                r'document\.documentElement\.dataset\.theme = localStorage\.getItem\("theme"\) \|\| "";\s*'),
+    re.compile(r'\s*// Activate the search field on page load\s*'
+               r'let searchInput = document\.querySelector\("form\.bd-search input"\);\s*'
+               r'if \(searchInput\) \{\s*searchInput\.focus\(\);\s*searchInput\.select\(\);\s*'
+               r'console\.log\("\[PST\]: Set focus on search field\."\);\s*\}\s*'),
 )
+# The only style attributes a page may apply: the alignment of notebook tables' cells (the tutorial's output)
+# and the index page's column widths; allowed by hash ('unsafe-hashes' covers attributes, nothing else).
+THEME_STYLES = re.compile(r"text-align: ?(?:left|right|center);?|width: \d+%;?(?: vertical-align: top;)?")
+_STYLE_ATTRIBUTE = re.compile(r'\sstyle="([^"]*)"')
 _INLINE_SCRIPT = re.compile(r"<script(?P<attributes>[^>]*)>(?P<body>.*?)</script>", re.S)
 
 
@@ -59,17 +67,23 @@ def raw_html_as_text(app, doctree) -> None:
             node.replace_self(nodes.paragraph(text, text))
 
 
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
 def policy_for(html: str) -> str:
-    """The page's policy: POLICY with the hash of each inline script that is one of THEME_SCRIPTS."""
+    """The page's policy: POLICY with the hash of each inline script that is one of THEME_SCRIPTS, and of each
+    style attribute that is one of THEME_STYLES."""
     hashes = []
     for match in _INLINE_SCRIPT.finditer(html):
         if "src=" in match.group("attributes"):
             continue
         body = match.group("body")
         if any(pattern.fullmatch(body) for pattern in THEME_SCRIPTS):
-            digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
-            hashes.append(f" 'sha256-{digest}'")
-    return POLICY.format(hashes="".join(sorted(set(hashes))))
+            hashes.append(" " + _sha256(body))
+    styles = sorted({" " + _sha256(value) for value in _STYLE_ATTRIBUTE.findall(html) if THEME_STYLES.fullmatch(value)})
+    return POLICY.format(hashes="".join(sorted(set(hashes))),
+                         styles=(" 'unsafe-hashes'" + "".join(styles)) if styles else "")
 
 
 def with_policy(html: str) -> str:

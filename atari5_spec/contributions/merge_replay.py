@@ -46,32 +46,32 @@ def replayable(path: str) -> bool:
     return path.startswith("data/") or path in (DESCRIPTOR_PATH, CHANGELOG_PATH)
 
 
-def _extract(root: Path, revision: str, into: Path) -> None:
+def _extract(git, revision: str, into: Path) -> None:
     """The package files of ``revision`` (a commit of the base branch's history) into ``into``."""
-    from .pull_request import _git
-
-    present = [p for p in PACKAGE_PATHS if _git(root, "ls-tree", "--name-only", revision, "--", p).strip()]
-    archive = _git(root, "archive", "--format=tar", revision, "--", *present, binary=True)
+    present = [p for p in PACKAGE_PATHS if git("ls-tree", "--name-only", revision, "--", p).strip()]
+    archive = git("archive", "--format=tar", revision, "--", *present, binary=True)
     into.mkdir(parents=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")  # regular files and folders only, nothing outside ``into``
 
 
-def replay_merge(root: str | Path, merge_base: str, head: str, folders: tuple[str, ...],
+def replay_merge(git, materialise, merge_base: str, head: str, folders: tuple[str, ...],
                  changed: list[str]) -> Replay:
     """Replay ``contribute add`` of ``folders`` (contributions/<id>, in order) on ``merge_base``; compare with
-    ``head`` every path of ``changed`` that contribute add may write, and every file it wrote."""
-    from .merging import add_submission
-    from .pull_request import _git, materialise_submission
+    ``head`` every path of ``changed`` that contribute add may write, and every file it wrote.
 
-    root = Path(root)
+    ``git(*args, binary=False)`` runs git in the repository (:func:`.pull_request._git`);
+    ``materialise(folder, into)`` copies a new folder at ``head`` out of git as data into the package ``into``.
+    """
+    from .merging import add_submission
+
     candidates = [p for p in changed if replayable(p)]
     with tempfile.TemporaryDirectory(prefix="atari5-spec-replay-") as scratch:
         copy = Path(scratch) / "package"
         try:
-            _extract(root, merge_base, copy)
+            _extract(git, merge_base, copy)
             for folder in folders:
-                materialise_submission(root, head, folder, copy)
+                materialise(folder, copy)
             for folder in sorted(folders):
                 add_submission(copy / folder, copy, approved=True)
         except InputError:  # the submissions' problems are listed by the review; no text of them is quoted here
@@ -80,7 +80,7 @@ def replay_merge(root: str | Path, merge_base: str, head: str, folders: tuple[st
 
         def at(revision: str, path: str) -> bytes | None:
             try:
-                return _git(root, "cat-file", "blob", f"{revision}:{path}", binary=True)
+                return git("cat-file", "blob", f"{revision}:{path}", binary=True)
             except InputError:  # no such file at that revision
                 return None
 

@@ -265,7 +265,9 @@ def _replayed(root: Path, changes: PullRequestChanges):
     changed = [path for path, _ in changes.maintainer if replayable(path)]
     if not changes.new_submissions or not changed:
         return changes, None
-    replay = replay_merge(root, changes.merge_base, changes.head, changes.new_submissions, changed)
+    replay = replay_merge(lambda *args, binary=False: _git(root, *args, binary=binary),
+                          lambda folder, into: materialise_submission(root, changes.head, folder, into),
+                          changes.merge_base, changes.head, changes.new_submissions, changed)
     because = (f"differs from what `contribute add` of the new folder(s) writes on the merge base"
                + (f" ({replay.error})" if replay.error else "") + ": only a merge the review can reproduce is "
                "accepted")
