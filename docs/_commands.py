@@ -54,9 +54,12 @@ def command_page(name: str, summary: str, parser: argparse.ArgumentParser) -> st
 
 
 def _markdown_text(text: str) -> str:
-    """Plain help text as Markdown prose: characters Markdown would read as markup escaped."""
-    out = _one_line(text)
-    for character in "\\`*_[]<>|#":
+    """Plain help text as Markdown prose: the project's one escaping (atari5_spec/data/markdown.py), and
+    emphasis and headings, which help text never means."""
+    from atari5_spec.data.markdown import markdown_text
+
+    out = markdown_text(text)
+    for character in "*_#":
         out = out.replace(character, "\\" + character)
     return out
 

@@ -32,7 +32,15 @@ def field_rows(cls) -> list[tuple[str, str, str]]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("*", "\\*")
+    """A table cell of prose: the project's one escaping (atari5_spec/data/markdown.py), and '*' (no emphasis)."""
+    from atari5_spec.data.markdown import markdown_text
+
+    return markdown_text(text).replace("*", "\\*")
+
+
+def _code_cell(text: str) -> str:
+    """A table cell in a code span, where nothing is markup but the table's '|' (and a backtick ends it)."""
+    return " ".join(text.replace("`", "'").split()).replace("|", "\\|")
 
 
 def write_field_tables(folder: Path) -> list[Path]:
@@ -44,7 +52,7 @@ def write_field_tables(folder: Path) -> list[Path]:
         cls = getattr(atari5_spec, name)
         rows = field_rows(cls)
         table = ("| field | type | what it holds |\n|---|---|---|\n"
-                 + "".join(f"| `{field}` | `{_cell(kind)}` | {_cell(comment)} |\n" for field, kind, comment in rows))
+                 + "".join(f"| `{field}` | `{_code_cell(kind)}` | {_cell(comment)} |\n" for field, kind, comment in rows))
         path = folder / f"fields-{name}.md"
         if not path.exists() or path.read_text(encoding="utf-8") != table:
             path.write_text(table, encoding="utf-8")

@@ -34,6 +34,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "numpydoc",
     "myst_nb",            # MyST Markdown (myst-parser) and executed notebooks
+    "_content_policy",    # raw HTML in pages shown as text; the web home's Content-Security-Policy on every page
 ]
 
 root_doc = "index"

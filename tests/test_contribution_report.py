@@ -25,8 +25,20 @@ BAD_SCORES = ("game,score\nBattle Zone,41230.5\nDouble Dunk,-1.2\nName This Game
 
 
 def _good(package: Path) -> Path:
+    """ppo2-baselines' files under another name and with other numbers (a copy of an entry is held)."""
+    import re
+
+    import yaml
+
     folder = package / "contributions" / "ppo2-rerun"
     shutil.copytree(REAL, folder)
+    meta = yaml.safe_load((folder / "metadata.yaml").read_text(encoding="utf-8"))
+    meta["name"] = "PPO2 Rerun"
+    (folder / "metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    lines = (folder / "scores.csv").read_text(encoding="utf-8").split("\n")
+    (folder / "scores.csv").write_text("\n".join([lines[0]] + [re.sub(
+        r"^([^,]+),([0-9.]+)", lambda m: f"{m.group(1)},{float(m.group(2)) * (1.1 + 0.07 * (i % 9)):.2f}", line)
+        for i, line in enumerate(lines[1:])]), encoding="utf-8")
     return folder
 
 

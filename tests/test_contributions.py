@@ -511,7 +511,7 @@ def test_a_correction_adds_superseding_rows_and_is_a_patch(package, dataset):
                              scores="game,score\nAlien,4000\nAmidar,2600.5\n")
     before = {p: (package / p).read_bytes() for p in ("data/scores.csv", "data/algorithms.csv", "data/sources.csv")}
 
-    merge = contrib.add_submission(folder)
+    merge = contrib.add_submission(folder, approved=True)  # a correction by someone else: held, approved
 
     assert merge.bump == "patch" and merge.algorithm is None
     assert [(r["algorithm_id"], r["game_id"], r["raw_value"], r["supersedes"]) for r in merge.scores] == [
@@ -545,7 +545,7 @@ def test_a_correction_that_changes_nothing_is_rejected(package, capsys, dataset)
 def test_a_correction_of_a_table3_algorithm_keeps_the_paper_version_verifiable(package):
     meta = metadata(name=None, protocol=None, corrects="muzero")
     contrib.add_submission(make_submission(package / "contributions", "muzero-fix", meta=meta,
-                                           scores="game,score\nPhoenix,900000\n"))
+                                           scores="game,score\nPhoenix,900000\n"), approved=True)
     failed = [c for c in verify(package, search=False, validate=False) if not c.ok]
     assert not failed, failed
 
@@ -578,7 +578,7 @@ def merged(tmp_path_factory, dataset):
     folder = make_submission(target / "contributions", "dreamerv2-resubmitted", DREAMERV2_METADATA,
                              "\n".join(lines) + "\n")
     report = contrib.check_submission(folder)
-    merge = contrib.add_submission(folder)
+    merge = contrib.add_submission(folder, approved=True)  # the copy of dreamerv2 is held: the maintainer approves
     return {"root": target, "report": report, "merge": merge, "before": before, "dreamerv2": rows,
             "version": dataset.version,
             "first_id": int(dataset.scores.score_id.max()) + 1}

@@ -47,14 +47,20 @@ _git = git_in  # tests/git_helpers.py
 
 
 def _add_submission(work: Path, folder: str, name: str | None = None) -> None:
+    """A new submission: ppo2-baselines' files with other numbers (a copy of an entry needs a maintainer)."""
     target = work / "contributions" / folder
     shutil.copytree(REAL, target)
+    scores = target / "scores.csv"
+    lines = scores.read_text(encoding="utf-8").split("\n")
+    scores.write_text("\n".join([lines[0]] + [re.sub(r"^([^,]+),([0-9.]+)", lambda m: f"{m.group(1)},"
+                                                     f"{float(m.group(2)) * (1.1 + 0.07 * (i % 9)):.2f}", line)
+                                              for i, line in enumerate(lines[1:])]), encoding="utf-8")
+    meta = yaml.safe_load((target / "metadata.yaml").read_text(encoding="utf-8"))
+    meta["name"] = name if name is not None else "PPO2 Rerun"  # not ppo2-baselines' name: a look-alike is held
     if name is not None:
-        meta = yaml.safe_load((target / "metadata.yaml").read_text(encoding="utf-8"))
-        meta["name"] = name
         meta["contributor"] = {"name": "Mallory", "github": "mallory"}
-        (target / "metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False, allow_unicode=True),
-                                              encoding="utf-8")
+    (target / "metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False, allow_unicode=True),
+                                          encoding="utf-8")
 
 
 def _edit_published_score(work: Path) -> tuple[str, str]:
@@ -223,8 +229,9 @@ def test_a_hostile_branch_gets_needs_a_maintainer_listed_first_and_a_failing_job
     running, comment = run["comments"]
     assert "Review running for the head" in running
     assert comment.startswith("<!-- atari5-spec contribution review -->\n")
-    assert "Verdict: needs a maintainer" in comment and "ready to merge" not in comment
-    assert "### `ppo2-rerun`: no problems, held: the pull request needs a maintainer" in comment
+    assert "Verdict: needs a maintainer" in comment and "Verdict: ready to merge" not in comment
+    # The name is refused at the gate (issue 35: labels are labels), and quoted inert in the problem.
+    assert "### `ppo2-rerun`: 1 problem(s), not ready to merge" in comment and "would be markup" in comment
     listed = comment.index("Verdict: needs a maintainer")
     for path in (".ci/run", ".github/workflows/contribution.yml", "atari5_spec/contributions/report.py",
                  "contributions/README.md", "data/scores.csv", "datapackage.json"):

@@ -69,6 +69,8 @@ def results_markdown(results: list[ContributedResult]) -> str:
     """The README table."""
     lines = ["| agent | protocol | true median | Atari-5 | ratio (1 + Atari-5) / (1 + true median) |",
              "|---|---|---:|---:|---:|"]
-    lines += [f"| {r.label} | {r.protocol} | {r.true_median:,.1f} | {r.estimate:,.1f} | {r.ratio:.2f} |"
+    from ..data.markdown import markdown_text
+
+    lines += [f"| {markdown_text(r.label)} | {markdown_text(r.protocol)} | {r.true_median:,.1f} | {r.estimate:,.1f} | {r.ratio:.2f} |"
               for r in results]
     return "\n".join(lines) + "\n"

@@ -68,7 +68,7 @@ def _cmd_add(args) -> int:
     from ..contributions import SubmissionError, add_submission, format_report
 
     try:
-        merge = add_submission(args.path, args.package)
+        merge = add_submission(args.path, args.package, approved=args.approved)
     except SubmissionError as error:
         if getattr(error, "finished_by_recovery", False):
             print(f"merged {args.path}: the interrupted merge of this submission was finished (source "
@@ -78,6 +78,8 @@ def _cmd_add(args) -> int:
         print("nothing was written.")
         return 1
     what = f"corrections of `{merge.corrects}`" if merge.corrects else f"algorithm `{merge.algorithm['algorithm_id']}`"
+    for warning in merge.warnings:  # the same warnings `check` prints; holds only reach here --approved
+        print(f"{'approved' if type(warning).__name__ == 'Hold' else 'warning'}: {warning}")
     print(f"merged {args.path}: {what}, {merge.counts()} "
           f"(score_id {merge.scores[0]['score_id']}-{merge.scores[-1]['score_id']}), source {merge.source['source_id']}; "
           f"{merge.bump} version bump recorded in datapackage.json and CHANGELOG.md.")
@@ -168,6 +170,10 @@ def add_contribution_commands(commands) -> None:
     a.add_argument("--package", default=None,
                    help="data package directory to write into (default: the one the folder is in); a submission "
                         "from elsewhere is copied to its contributions/<id>/")
+    a.add_argument("--approved", action="store_true",
+                   help="merge although findings need a maintainer (a name like an entry's, numbers that are "
+                        "another entry's up to a factor, a correction by someone other than the entry's "
+                        "contributor): the maintainer checked them; without it such a submission is refused")
     a.set_defaults(run=_cmd_add)
 
     u = actions.add_parser("curves", help="turn learning curves into the rows of a submission's scores.csv",

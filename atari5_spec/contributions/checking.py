@@ -16,6 +16,7 @@ from .model import (
     NUMBER,
     SCORES_FILE,
     STANDARD_EPISODE_FRAMES,
+    Hold,
     Merge,
     PlannedRows,
     Submission,
@@ -258,11 +259,12 @@ def _link_corrections(rows: list[dict], dataset, target: str, label: str) -> tup
 
 
 def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None = None,
-                        metadata_label: str | None = None) -> list[Problem]:
-    """Warn when a new algorithm's name looks like an existing entry's, or its numbers are (nearly) another's.
+                        metadata_label: str | None = None, folder=None) -> list[Problem]:
+    """Holds when a new algorithm's name looks like an existing entry's, or its numbers are another's up to a
+    common factor (in data/, or in another submission folder beside this one: another pull request's).
 
     Either would show one result twice on the leaderboard and count it twice in fits
-    (:mod:`.lookalikes`: names by skeleton, scores within 1%).
+    (:mod:`.lookalikes`: names by the Unicode skeleton, scores by the per-game ratio around a common factor).
     """
     from .lookalikes import SCORE_TOLERANCE, near_copies, same_looking_names
 
@@ -271,20 +273,69 @@ def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None 
     if name is not None:
         for algorithm_id, existing in same_looking_names(name, dataset.algorithms):
             same = "is exactly" if existing == name else "looks like"
-            warnings.append(Problem(metadata_label or label, None, "name",
-                                    f"the name {name!r} {same} that of {algorithm_id!r} ({existing!r}) in data/ "
-                                    "(compared after Unicode normalisation, case folding and look-alike letters)",
-                                    f"if this is the same algorithm, do not add it again (it would show twice); if it "
-                                    f"corrects it, use corrects: {algorithm_id}; else name it as its paper does"))
+            warnings.append(Hold(metadata_label or label, None, "name",
+                                 f"the name {name!r} {same} that of {algorithm_id!r} ({existing!r}) in data/ "
+                                 "(compared after Unicode normalisation, case folding and Unicode's confusables)",
+                                 f"if this is the same algorithm, do not add it again (it would show twice); if it "
+                                 f"corrects it, use corrects: {algorithm_id}; else name it as its paper does"))
     fit = {r["game_id"]: r["score"] for r in rows if r["use_in_fit"]}
-    for algorithm_id, near, equal, shared in near_copies(fit, dataset.scores):
-        how = "equal those of" if equal == near else f"are within {SCORE_TOLERANCE:.0%} of those of"
+    found = [(a, f"{a!r} ({names.get(a, '?')!r}) in data/", *rest) for a, *rest in near_copies(fit, dataset.scores)]
+    if folder is not None:
+        found += [(a, f"the submission folder contributions/{a}/", *rest)
+                  for a, *rest in near_copies(fit, _folder_scores(folder, dataset))]
+    for algorithm_id, where, near, equal, shared, factor in found:
+        if abs(factor - 1) <= SCORE_TOLERANCE:
+            how = "equal those of" if equal == near else f"are within {SCORE_TOLERANCE:.0%} of those of"
+        else:
+            how = f"are those of {where.split(' ', 1)[0]} times {factor:.4g} (within {SCORE_TOLERANCE:.0%}), i.e. of"
         detail = "" if equal == near else f"{equal} exactly equal, "
-        warnings.append(Problem(label, None, None, f"{near} of the {len(fit)} scores {how} {algorithm_id!r} "
-                                f"({names.get(algorithm_id, '?')!r}) in data/ ({detail}of {shared} games both give)",
-                                f"if this is the same result, do not add it (it would count twice in fits); "
-                                f"if it corrects it, use corrects: {algorithm_id}"))
+        warnings.append(Hold(label, None, None, f"{near} of the {len(fit)} scores {how} {where} ({detail}of "
+                             f"{shared} games both give)",
+                             f"if this is the same result, do not add it (it would count twice in fits); "
+                             f"if it corrects it, use corrects: {algorithm_id}"))
     return warnings
+
+
+def _folder_scores(folder, dataset):
+    """The published per-game numbers of every other submission folder beside ``folder`` and in the package's
+    contributions/, as rows of data/scores.csv (algorithm_id = the folder's name) for :func:`near_copies`.
+
+    Read leniently (game,score rows without seed or training budget; anything else skipped): these folders were
+    checked on their own; here they are only compared with.
+    """
+    import csv
+    import io
+    import os
+    from pathlib import Path
+
+    import pandas as pd
+
+    from .files import read_text
+
+    games = dataset.games
+    by_name = {**{str(g).casefold(): g for g in games["game_id"]},
+               **{str(n).casefold(): g for n, g in zip(games["name"], games["game_id"])}}
+    own = os.path.realpath(folder)
+    places = {Path(folder).parent}
+    if dataset.root is not None:
+        places.add(Path(dataset.root) / "contributions")
+    rows, seen = [], {own}
+    for place in sorted(places):
+        for other in sorted(place.iterdir()) if place.is_dir() else []:
+            real = os.path.realpath(other)
+            if real in seen or other.name.startswith(("_", ".")) or other.is_symlink() or not other.is_dir():
+                continue
+            seen.add(real)
+            text, unreadable = read_text(other, SCORES_FILE)
+            if unreadable or text is None:  # an unreadable folder is checked on its own; nothing to compare with
+                continue
+            for record in csv.DictReader(io.StringIO(text)):
+                game = by_name.get(str(record.get("game") or "").strip().casefold())
+                score = NUMBER.fullmatch(str(record.get("score") or "").strip())
+                if game and score and not (record.get("seed") or "").strip() \
+                        and not (record.get("training_frames") or "").strip():
+                    rows.append((other.name, game, float(score.group())))
+    return pd.DataFrame(rows or None, columns=["algorithm_id", "game_id", "score"]).assign(use_in_fit=True)
 
 
 # A corrected number further than this factor from the one it replaces gets a warning (a typo or a change of unit).
@@ -334,7 +385,7 @@ def _correction_warnings(rows: list[dict], dataset, target: str, submission: Sub
     original = _original_contributor(dataset, target)
     if original is None or corrector is None or original.casefold() != str(corrector).casefold():
         who = f"@{original}" if original else "the maintainers' import from the paper (no contributor)"
-        warnings.append(Problem(metadata_label, None, "contributor.github",
+        warnings.append(Hold(metadata_label, None, "contributor.github",
                                 f"the correction of {target!r} is by {'@' + str(corrector) if corrector else 'someone'}"
                                 f", not by who contributed the entry ({who})",
                                 "check the correction against the paper or its erratum before merging, and ask "
@@ -397,7 +448,8 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
             warnings.append(Problem(scores_label, None, None, f"scores for {n_games} of the 57 games: fits need at "
                                     f"least {FIT_MIN_GAMES}, so the entry is stored but does not enter fits",
                                     "add every game the paper reports"))
-        warnings += _duplicate_warnings(rows, dataset, scores_label, algorithm["name"], metadata_label)
+        warnings += _duplicate_warnings(rows, dataset, scores_label, algorithm["name"], metadata_label,
+                                        submission.folder)
     first = int(dataset.scores["score_id"].max()) + 1 if len(dataset.scores) else 1
     scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
     bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"

@@ -124,9 +124,11 @@ def check_submission(path: str | Path, package: str | Path | None = None, this_y
 
 def _changelog_line(merge: Merge, submission: Submission, version: str) -> tuple[str, str]:
     """(section, line) of the CHANGELOG entry of a merge."""
+    from ..data.markdown import markdown_text
+
     fit = [r for r in merge.scores if r["use_in_fit"]]
     ids = f"score_id {merge.scores[0]['score_id']}-{merge.scores[-1]['score_id']}"
-    contributor = submission.metadata["contributor"]["name"]
+    contributor = markdown_text(submission.metadata["contributor"]["name"])  # labels, escaped (data/markdown.py)
     folder = f"contributions/{submission.submission_id}/"
     seeds = "".join(f", {len(rows)} {what}" for rows, what in ((merge.seed_scores, "per-seed scores"),
                                                                 (merge.budget_scores, "scores at training budgets"))
@@ -139,8 +141,8 @@ def _changelog_line(merge: Merge, submission: Submission, version: str) -> tuple
                          "the corrected rows stay, superseded.")
     algorithm = merge.algorithm
     excluded = f" Stays out of fits: {algorithm['exclusion']}." if algorithm["exclusion"] else ""
-    return "Added", (f"Data {version}: algorithm `{algorithm['algorithm_id']}` ({algorithm['name']}; "
-                     f"{algorithm['paper_title']}, {algorithm['year']}) with {len(fit)} scores{seeds} ({ids}) "
+    return "Added", (f"Data {version}: algorithm `{algorithm['algorithm_id']}` ({markdown_text(algorithm['name'])}; "
+                     f"{markdown_text(algorithm['paper_title'])}, {algorithm['year']}) with {len(fit)} scores{seeds} ({ids}) "
                      f"from {folder}, contributed by {contributor}.{excluded}")
 
 
@@ -157,11 +159,16 @@ def _submission_copy(folder: Path, root: Path, submission_id: str) -> dict[str, 
             for name in SUBMISSION_FILES}
 
 
-def add_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None) -> Merge:
+def add_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None,
+                   approved: bool = False) -> Merge:
     """Merge a clean submission into the package's data/, append-only, all files or none.
 
     Raises SubmissionError (an InputError) listing every problem when the
-    submission is not clean or is already merged; then nothing is written.
+    submission is not clean or is already merged, and when it has findings
+    that need a maintainer (:class:`~.model.Hold`: a look-alike name, a
+    near-copy, a correction by someone else) unless ``approved``, the
+    maintainer's word that they checked them; then nothing is written.
+    The merge's ``warnings`` are the ones ``check`` prints.
     """
     from ..data.transaction import finished_by_recovery, package_transaction
     from ..data.versioning import bumped_descriptor_text, changelog_with_entry
@@ -179,7 +186,10 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
             raise error
         if not report.ok:
             raise SubmissionError(report)
-        merge = report.merge
+        if report.holds and not approved:
+            raise SubmissionError(report, f"{folder}: {len(report.holds)} finding(s) need a maintainer (above); "
+                                          "after checking them, merge with `contribute add --approved`")
+        merge = report.merge._replace(warnings=tuple(report.warnings))
         files = dict(texts)
         files.update(_submission_copy(folder, root, submission.submission_id))
         descriptor = read_descriptor(root)

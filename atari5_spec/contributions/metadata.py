@@ -223,6 +223,33 @@ def value_problem(dotted: str, value: Any) -> tuple[str, str] | None:
 # licence expression): linear patterns or not, the time is bounded by the length.
 MAX_PATTERN_TEXT = 1_000
 
+# Texts that are labels: shown on the leaderboard, in CHANGELOG.md, the README and the documentation site.
+LABEL_KEYS = {"name", "paper.title", "paper.authors", "contributor.name"}
+# Markup that renders in Markdown or HTML: tags, links and images, code spans, bare addresses.
+LABEL_MARKUP = ("<", ">", "[", "]", "`", "://")
+
+
+def label_problem(value: str) -> tuple[str, str] | None:
+    """(message, fix) when a name or title holds markup or a character that renders as nothing; else None.
+
+    Labels are labels: '<' and '>' (HTML), '[' and ']' (Markdown links and images), backticks (code spans) and
+    '://' (an address that becomes a link) are refused, as is every default-ignorable, format or filler
+    character (:func:`atari5_spec.contributions.lookalikes.invisible_character`). Every writer of Markdown
+    escapes what it writes besides (:func:`atari5_spec.data.markdown.markdown_text`).
+    """
+    from .lookalikes import invisible_character
+
+    markup = [m for m in LABEL_MARKUP if m in value]
+    if markup:
+        return (f"{' and '.join(repr(m) for m in markup)} would be markup (HTML, a link or code) where the text "
+                f"is shown ({value[:60]!r})",
+                "write the name or title as plain words: no '<', '>', '[', ']', backticks or web addresses "
+                "(addresses go in paper.url)")
+    invisible = invisible_character(value)
+    if invisible:
+        return (f"the text {invisible}", "type the name again with visible characters only")
+    return None
+
 
 def _ecma_pattern(pattern: str) -> str:
     """A JSON Schema pattern for Python's re: a final '$' is the end of the text, as in ECMA 262.
@@ -311,6 +338,10 @@ def metadata_problems(data: Any, node, schema: dict, label: str, this_year: int)
         elif isinstance(value, str):
             problem = formula_problem(label, _key_line(node, list(path)), dotted, value)
             problems += [problem] if problem else []
+            key = ".".join(str(s) for s in path if not isinstance(s, int))
+            markup = label_problem(value) if key in LABEL_KEYS and not problem else None
+            if markup:
+                problems.append(Problem(label, _key_line(node, list(path)), dotted, *markup))
     year = data.get("paper", {}).get("year") if isinstance(data.get("paper"), dict) else None
     if isinstance(year, int) and not isinstance(year, bool) and year > this_year and "paper.year" not in flagged:
         problems.append(Problem(label, _key_line(node, ["paper", "year"]), "paper.year",

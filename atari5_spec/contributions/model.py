@@ -77,6 +77,7 @@ class Merge(NamedTuple):
     budget_scores: list[dict] = []  # rows of data/budget_scores.csv
     outside_games: tuple[str, ...] = ()  # games of the rows outside the 57 (stored, never in fits)
     too_few_games: str | None = None  # '19 of the 57 games, fits need 40' when the entry has too few for fits
+    warnings: tuple = ()  # the warnings `check` prints (set by add_submission, which prints them too)
 
     def counts(self) -> str:
         """'57 scores used by fits, 299 per-seed scores and 1495 budget scores'.
@@ -102,6 +103,15 @@ class PlannedRows(NamedTuple):
     budget_scores: list[dict]
 
 
+class Hold(Problem):
+    """A finding a maintainer must decide on before merging (not an error in the submission): a correction by
+    someone other than the entry's contributor, a name that looks like an entry's, numbers that are another
+    entry's up to a factor. ``contribute check`` prints it and exits 0; the pull-request review says "needs a
+    maintainer"; ``contribute add`` refuses it unless given ``--approved``."""
+
+    __slots__ = ()
+
+
 class Report(NamedTuple):
     """The outcome of checking a submission. It may be merged when ``problems`` is empty."""
 
@@ -114,6 +124,11 @@ class Report(NamedTuple):
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def holds(self) -> list[Problem]:
+        """The warnings a maintainer must decide on (:class:`Hold`)."""
+        return [w for w in self.warnings if isinstance(w, Hold)]
 
 
 class SubmissionError(InputError):
@@ -134,7 +149,7 @@ def format_report(report: Report) -> str:
     lines = []
     if report.problems:
         lines.append(format_problems(report.problems))
-    lines += [f"warning: {w}" for w in report.warnings]
+    lines += [f"{'needs a maintainer' if isinstance(w, Hold) else 'warning'}: {w}" for w in report.warnings]
     if report.merged_as and not report.problems:
         lines.append(f"{report.submission_id}: already merged as source {report.merged_as}; data/ matches the submission.")
     elif report.problems:
@@ -143,6 +158,9 @@ def format_report(report: Report) -> str:
     else:
         merge = report.merge
         what = (f"corrects `{merge.corrects}`" if merge.corrects else f"new algorithm `{merge.algorithm['algorithm_id']}`")
-        lines.append(f"{report.submission_id}: ready to merge: {what}, {merge.counts()} ({merge.bump} version bump)"
+        held = (f"; {len(report.holds)} finding(s) need a maintainer, who merges it with `contribute add "
+                "--approved` after checking them" if report.holds else "")
+        lines.append(f"{report.submission_id}: {'no problems' if held else 'ready to merge'}: {what}, "
+                     f"{merge.counts()} ({merge.bump} version bump)" + held
                      + (f", {len(report.warnings)} warning(s) for the reviewer." if report.warnings else "."))
     return "\n".join(lines)

@@ -225,15 +225,23 @@ def read_submission_tree(root: str | Path, revision: str, folder: str) -> Stored
     return StoredFolder(label, files, tuple(problems))
 
 
-def published_row_edits(root: str | Path, merge_base: str, head: str, path: str) -> list[str]:
-    """Lines of a data CSV that the pull request edits or deletes ('line N: old -> new'); appends are not listed."""
+def published_row_edits(root: str | Path, merge_base: str, head: str, path: str,
+                        replayed: str | None = None) -> list[str]:
+    """Lines of a data CSV that the pull request edits, deletes or appends ('line N: old -> new',
+    'line N deleted: old', 'line N appended: new'), in line order: against the merge base, or against
+    ``replayed``, the file as `contribute add` of the new folders writes it (:mod:`.merge_replay`)."""
     def text(revision):
         try:
             return _git(root, "show", f"{revision}:{path}").splitlines()
         except InputError:  # added or deleted file
             return []
 
-    old, new = text(merge_base), text(head)
+    old = text(merge_base) if replayed is None else replayed.splitlines()
+    return row_changes(old, text(head))
+
+
+def row_changes(old: list[str], new: list[str]) -> list[str]:
+    """What turns lines ``old`` into ``new``: edited, deleted and appended (or inserted) lines, in order."""
     edits = []
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -241,7 +249,10 @@ def published_row_edits(root: str | Path, merge_base: str, head: str, path: str)
             for k in range(i1, i2):
                 after = new[j1 + k - i1] if tag == "replace" and j1 + k - i1 < j2 else None
                 edits.append((k + 1, old[k], after))
-    return [f"line {line}: {before} -> {after}" if after is not None else f"line {line} deleted: {before}"
+        if tag in ("replace", "insert"):  # appended or inserted rows are listed like edits
+            edits += [(k + 1, None, new[k]) for k in range(j1 + (i2 - i1 if tag == "replace" else 0), j2)]
+    return [f"line {line}: {before} -> {after}" if before is not None and after is not None
+            else f"line {line} deleted: {before}" if after is None else f"line {line} appended: {after}"
             for line, before, after in edits]
 
 
@@ -255,12 +266,14 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
     root = Path(root)
     package = Path(package) if package is not None else root
     changes = pull_request_changes(root, base, head)
+    changes, replay = _replayed(root, changes)
     dataset = load(package)
     board = leaderboard(dataset=dataset)
     summaries = [summarise_submission(read_submission_tree(root, changes.head, folder), package, dataset=dataset,
                                       board=board)
                  for folder in changes.new_submissions]  # read from git into memory: nothing is written
     blocked = [s for s in summaries if s.report.problems]
+    held = [s for s in summaries if not s.report.problems and s.report.holds]
     lines = ["## atari5-spec: contribution review", "",
              f"Reviewed by the base branch's code: the pull request's head {code(changes.head[:12])} against its "
              f"merge base {code(changes.merge_base[:12])}, read from git as data; none of the pull request's "
@@ -271,7 +284,8 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
         for path, why in changes.maintainer:
             lines.append(f"- {code(path)}: {why}")  # why: this module's own text
             if path.startswith("data/") and path.endswith(".csv"):
-                edits = published_row_edits(root, changes.merge_base, changes.head, path)
+                edits = published_row_edits(root, changes.merge_base, changes.head, path,
+                                            replay.replayed.get(path) if replay is not None else None)
                 if edits:
                     lines.append(f"  - edits or deletes {len(edits)} published row(s):")
                     lines += [f"    - {code(edit)}" for edit in edits[:SHOWN_EDITS]]
@@ -280,13 +294,60 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
     elif blocked:
         lines += ["", f"**Verdict: not ready to merge.** {len(blocked)} of {len(summaries)} submission(s) have "
                       "problems (below)."]
+    elif held:
+        lines += ["", f"**Verdict: needs a maintainer.** {len(held)} of {len(summaries)} submission(s) have "
+                      "findings a maintainer must decide on (below: a correction by someone other than the "
+                      "entry's contributor, a name like an entry's, or numbers that are another entry's up to "
+                      "a factor)."]
     elif summaries:
         lines += ["", f"**Verdict: ready to merge.** The pull request adds {len(summaries)} new submission "
                       "folder(s) and changes nothing else."]
     else:
         lines += ["", "**Verdict: nothing to review.** The pull request changes no file."]
+    if replay is not None and replay.identical:
+        lines += ["", f"Merged by `contribute add`: {', '.join(code(p) for p in replay.identical)} are "
+                      "byte-identical to what `contribute add` of the new folder(s), in folder order, writes on "
+                      "the merge base."]
     if summaries:
         body = report_markdown(summaries, held=bool(changes.maintainer)).split("\n", 2)[2]  # without its title
         lines += ["", "### Submissions", "", body.rstrip("\n")]
-    ready = bool(summaries) and not changes.maintainer and not blocked
+    ready = bool(summaries) and not changes.maintainer and not blocked and not held
     return PullRequestReview("\n".join(lines) + "\n", ready)
+
+
+def _replayed(root: Path, changes: PullRequestChanges):
+    """(changes, replay): data/, datapackage.json and CHANGELOG.md changes byte-identical to `contribute add` of
+    the new folders on the merge base (:mod:`.merge_replay`) taken off the maintainer's list; the others kept
+    with why. (changes, None) when the pull request changes none of them or adds no folder."""
+    from .merge_replay import replay_merge, replayable
+
+    changed = [path for path, _ in changes.maintainer if replayable(path)]
+    if not changes.new_submissions or not changed:
+        return changes, None
+    replay = replay_merge(lambda *args, binary=False: _git(root, *args, binary=binary),
+                          lambda folder, into: _write_checked_submission(root, changes.head, folder, into),
+                          changes.merge_base, changes.head, changes.new_submissions, changed)
+    because = ("differs from what `contribute add` of the new folder(s) writes on the merge base"
+               + (f" ({replay.error})" if replay.error else "") + ": only a merge the review can reproduce is "
+               "accepted")
+    maintainer = [(path, because if path in replay.differing else why) for path, why in changes.maintainer
+                  if path not in replay.identical]
+    maintainer += [(path, "`contribute add` of the new folder(s) writes this file, which the pull request leaves "
+                          "unchanged: the merge is incomplete") for path in replay.missing]
+    return changes._replace(maintainer=tuple(sorted(maintainer))), replay
+
+
+def _write_checked_submission(root: str | Path, head: str, folder: str, into: Path) -> None:
+    """For the merge replay only: the two blobs of a new folder, read into memory and checked
+    (:func:`read_submission_tree`), written under their fixed names into the scratch copy ``into`` through the
+    one path policy. No name from the pull request's tree becomes a path; a folder with any problem is not
+    written (its problems are the review's), so the replay of it fails and nothing is accepted."""
+    from ..data.paths import package_target
+
+    stored = read_submission_tree(root, head, folder)
+    if stored.problems or set(stored.files) != set(SUBMISSION_FILES):
+        raise InputError(f"{folder}: not a clean submission folder in the pull request's tree")
+    for name in SUBMISSION_FILES:
+        target = package_target(into, f"{folder}/{name}", "the replayed submission")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(stored.files[name])

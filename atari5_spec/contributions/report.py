@@ -29,7 +29,7 @@ from ..data.errors import InputError
 from ..data.limits import printable
 from ..data.validation import Problem
 from .merging import check_submission
-from .model import Report
+from .model import Hold, Report
 
 __all__ = ["SubmissionSummary", "ChangedFiles", "changed_files", "summarise_submission", "report_markdown",
            "report_text"]
@@ -184,7 +184,8 @@ def _package_of(folder: Path) -> Path | None:
 
 # --- Markdown -------------------------------------------------------------------------------------------------
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|#!~&])")
+# Beyond data/markdown.py's characters, what GitHub renders as emphasis, headings or strikethrough.
+_GITHUB_SPECIAL = re.compile(r"([*_{}#!~])")
 # What GitHub turns into links after Markdown: bare addresses (scheme://, www.) and references (#1,
 # owner/repo#1, GH-1). A zero-width space inside each breaks the pattern and shows the same text.
 _AUTOLINKS = re.compile(r"(?i)(?<=[a-z])(?=://)|(?<=www)(?=\.)|(?<=#)(?=\d)|(?<=gh)(?=-\d)")
@@ -196,8 +197,10 @@ def escape(text: object) -> str:
     ``&`` is escaped so that an entity (``&commat;``, ``&#64;``) shows as typed
     instead of becoming the character it names.
     """
-    text = _AUTOLINKS.sub("\u200b", printable(" ".join(str(text).split())))
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text).replace("@", "@\u200b")
+    from ..data.markdown import markdown_text
+
+    text = markdown_text(_AUTOLINKS.sub("\u200b", " ".join(str(text).split())))
+    return _GITHUB_SPECIAL.sub(r"\\\1", text).replace("@", "@\u200b")
 
 
 def code(text: object) -> str:
@@ -225,10 +228,12 @@ def _summary_lines(summary: SubmissionSummary, held: bool = False) -> list[str]:
     if report.problems:
         lines = [title + f"{len(report.problems)} problem(s), not ready to merge", ""] + _problem_rows(report.problems)
     else:
+        held_text = f"no problems, {len(report.holds)} finding(s) need a maintainer (below)"
         merge = report.merge
         what = (f"corrections of {code(merge.corrects)}" if merge.corrects
                 else f"new algorithm {code(merge.algorithm['algorithm_id'])} ({escape(merge.algorithm['name'])})")
-        lines = [title + ("no problems, held: the pull request needs a maintainer" if held else "ready to merge"), "",
+        lines = [title + (held_text if report.holds else "no problems, held: the pull request needs a maintainer"
+                          if held else "ready to merge"), "",
                  f"- would add: {what}, {escape(merge.counts())}; data package version bump: {merge.bump}"]
         if summary.estimate is not None:
             ratio = (f", estimate / median {summary.estimate / summary.median:.2f}"
@@ -256,7 +261,7 @@ def _summary_lines(summary: SubmissionSummary, held: bool = False) -> list[str]:
                       + (f"{new / old:.4g}" if old else "n/a") + " |" for game, old, new in summary.changes]
     if report.warnings:
         lines += ["", "Warnings for the reviewer:", ""]
-        lines += [f"- {escape(w.file)}" + (f", line {w.row}" if w.row else "") + f": {escape(w.message)} "
+        lines += [f"- {'**needs a maintainer**: ' if isinstance(w, Hold) else ''}{escape(w.file)}" + (f", line {w.row}" if w.row else "") + f": {escape(w.message)} "
                   f"(fix: {escape(w.fix)})" for w in report.warnings]
     return lines
 
@@ -283,9 +288,12 @@ def report_markdown(summaries: list[SubmissionSummary], changed: ChangedFiles | 
     if not summaries and not (changed and (changed.removed or changed.other)):
         lines.append("No submission folder (`contributions/<id>/`) changed.")
     elif summaries:
+        holding = [s for s in summaries if s.report.holds and not s.report.problems]
         verdict = (f"{len(blocked)} of {len(summaries)} submission(s) NOT ready to merge." if blocked
                    else f"{len(summaries)} submission(s) checked: " + (
-                       "no problems, but the changes above need a maintainer." if held else "ready to merge."))
+                       "no problems, but the changes above need a maintainer." if held else
+                       f"no problems, but {len(holding)} need a maintainer (findings below)." if holding
+                       else "ready to merge."))
         lines.append(verdict)
     for summary in summaries:
         lines += [""] + _summary_lines(summary, held)
