@@ -118,9 +118,9 @@ def test_missing_games_report_what_is_needed(run, tmp_path, atari5_games):
 
 @pytest.mark.parametrize("body, message", [
     ("game,score\nbattle_zone,30000\nbatle_zone,1\n", r"bad\.csv, line 3: unknown game 'batle_zone'; did you mean battle_zone"),
-    ("game,score\nbattle_zone,30000\nqbert,twelve\n", r"bad\.csv, line 3: 'twelve' is not a number"),
-    ("game,score\nbattle_zone,30000\n\nqbert,nan\n", r"bad\.csv, line 4: 'nan' is not a finite score"),
-    ("game,score\nbattle_zone,-inf\n", r"bad\.csv, line 2: '-inf' is not a finite score"),
+    ("game,score\nbattle_zone,30000\nqbert,twelve\n", r"bad\.csv, line 3, column 'score': 'twelve' is not a number"),
+    ("game,score\nbattle_zone,30000\n\nqbert,nan\n", r"bad\.csv, line 4, column 'score': 'nan' is not a finite score"),
+    ("game,score\nbattle_zone,-inf\n", r"bad\.csv, line 2, column 'score': '-inf' is not a finite score"),
     ("game,score\nqbert,1\nQ*bert,2\n", r"bad\.csv, line 3: qbert is given again \(first at bad\.csv, line 2\)"),
     ("game,score,seed\nqbert,1,0\nqbert,2,0\n", r"bad\.csv, line 3: qbert seed 0 is given again"),
     ("name,value\nqbert,1\n", r"bad\.csv, line 1: no 'game' column"),

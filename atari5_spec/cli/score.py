@@ -54,7 +54,9 @@ def _add_score_inputs(parser: argparse.ArgumentParser, required_games: str,
                         help="CSV or JSON file of raw scores (columns game, score[, seed]), or a submission folder "
                              "(contributions/<id>/); '-' reads standard input")
     parser.add_argument("--score", action="append", default=[], metavar="GAME=VALUE",
-                        help=f"a raw score, repeatable ({required_games}); VALUE may be v1,v2,... for several seeds")
+                        help=f"a raw score, repeatable ({required_games}); VALUE may be v1,v2,... for several seeds "
+                             "(a value that reads as one number with thousands separators, 15,000, is refused: "
+                             "write 15000, or '15, 0' for two seeds)")
     parser.add_argument("--subset", default="Atari-5", help=subset_help)
     parser.add_argument("--coefficients", default=None, metavar="VERSION",
                         help="pinned coefficient version, or a version directory (default: the index's default)")
@@ -393,10 +395,10 @@ def _relative_text(relative, baseline_source: str) -> list[str]:
 def _whole_frames(value: str) -> int:
     """--frames in the units people write (200M, 400k, 200e6), with a note when it looks like agent steps."""
     from ..data.errors import InputError
-    from ..data.frames import agent_steps_note, parse_budget
+    from ..data.frames import agent_steps_note, parse_training_budget
 
     try:
-        frames = parse_budget(value)
+        frames = parse_training_budget(value)
     except InputError as error:
         raise InputError(f"--frames: {error}") from None
     note = agent_steps_note(frames)
