@@ -27,7 +27,7 @@ README_GROUPS = ("in range", "in range, held-out", "extrapolation")  # the READM
 
 
 def blocks(root: Path = ROOT) -> dict[Path, dict[str, str]]:
-    dataset = atari5_spec.load(root)
+    dataset = atari5_spec.load(root, scores="all")
     return {
         root / "docs" / "out-of-sample.md": {
             "paper-2023": pinned_markdown(root, "paper-2023"),

@@ -18,7 +18,7 @@ PACKAGE_PARTS = ("datapackage.json", "data", "schemas", "coefficients", "publish
 
 @pytest.fixture(scope="session")
 def dataset():
-    return atari5_spec.load()
+    return atari5_spec.load(scores="all")
 
 
 def copy_package(target, extra_parts: tuple[str, ...] = ()):

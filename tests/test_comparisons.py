@@ -82,7 +82,7 @@ def test_a_game_below_random_is_reported_with_the_measured_error_and_withholds_t
     from atari5_spec.method.evaluation.agents import agent_scores
 
     calibration = read_calibration(load_coefficient_set(None).path)
-    z = agent_scores(atari5_spec.load()).z
+    z = agent_scores(atari5_spec.load(scores="all")).z
     games = list(result.games)
     agents = [r["agent"] for r in calibration.rows if r["subset"] == "Atari-5" and r["agent"] in z.index
               and (z.loc[r["agent"], games] < 0).any()]
@@ -147,7 +147,7 @@ def test_relative_to_an_algorithm_id_prints_its_provenance_and_protocol(run):
     result = atari5_spec.relative_score(STRONG, "rainbow-noop")
     entry = result.baseline_entry
     assert entry.algorithm_id == "rainbow-noop" and entry.max_episode_frames == 108000
-    data = atari5_spec.load()
+    data = atari5_spec.load(scores="all")
     rows = data.scores[(data.scores["algorithm_id"] == "rainbow-noop") & data.scores["use_in_fit"]]
     for game in result.baseline.games:
         assert entry.scores[game] == float(rows.loc[rows["game_id"] == game, "score"].iloc[0])
@@ -168,7 +168,7 @@ def test_relative_to_an_algorithm_id_prints_its_provenance_and_protocol(run):
 
 
 def _published_rows(algorithm_id: str):
-    data = atari5_spec.load()
+    data = atari5_spec.load(scores="all")
     rows = data.scores[(data.scores["algorithm_id"] == algorithm_id) & data.scores["use_in_fit"]]
     games = data.games.set_index("game_id")
     rows = rows[rows["game_id"].map(games["in_57"]).astype(bool)].drop_duplicates("game_id")
