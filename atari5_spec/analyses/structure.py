@@ -36,7 +36,7 @@ import scipy.stats
 
 from ..data.published import matches_printed, published_rows
 from ..method import fitting, training
-from ..method.normalisation import inverse_log_transform
+from ..method.reference import inverse_log_transform
 from ..method.reproduction import algorithm_estimates
 from . import aggregates, irt
 

@@ -104,7 +104,7 @@ def _fit_scores(report: Report) -> dict[str, float]:
 
 def _true_median(fit: dict[str, float], dataset) -> tuple[float | None, int]:
     """(median human-normalised score over the 57 games if >= 40 given, number of the 57 given)."""
-    from ..method.normalisation import human_normalised
+    from ..method.reference import human_normalised
     from ..scoring.ranking import MIN_GAMES_FOR_MEDIAN
 
     games = dataset.games[dataset.games["in_57"].astype(bool)].set_index("game_id")

@@ -13,8 +13,12 @@ For a release to go out, all of these must hold:
    (calibration/<version>[.<method>][.<edition>].csv: the out-of-sample errors
    behind score's prediction interval), is recomputed from the data for the
    agents it lists (a reselected calibration from the games its rows record;
-   unless skipped, each fold's staged search is rerun and must choose them);
-5. unless skipped, the staged subset search on the paper's training set selects
+   unless skipped, each fold's staged search is rerun and must choose them),
+   and its interval table (calibration/intervals/<name>.csv, the half-widths
+   ``score`` applies) equals the one recomputed from it, byte for byte;
+5. the conformance vectors of SPEC.md (conformance/vectors.json) give exactly
+   their expected outputs with the reference, from the pinned parameters;
+6. unless skipped, the staged subset search on the paper's training set selects
    the paper's games for every subset.
 
 Each check reports what it compared and every mismatch by version, model and
@@ -187,6 +191,23 @@ def check_calibration(dataset, name: str, search: bool = False, searched: dict |
     return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
 
 
+def check_interval_table(root: Path, name: str) -> Check:
+    """calibration/intervals/<name>.csv equals, byte for byte, the table recomputed from the pinned errors."""
+    from .evaluation.pinning import interval_table_mismatches
+
+    compared, mismatches = interval_table_mismatches(root, name)
+    return Check(f"{name}: interval table (pinned half-widths)", compared, mismatches)
+
+
+def check_conformance(root: Path) -> Check:
+    """conformance/vectors.json: every case recomputed by the reference equals its expected outputs, and its
+    parameters are the pinned files' (SPEC.md section 12)."""
+    from .conformance import vector_problems
+
+    compared, problems = vector_problems(root)
+    return Check("conformance vectors (SPEC.md)", compared, problems)
+
+
 def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress=None) -> Check:
     """Rerun the staged search on the version's training set; it must select the version's subsets."""
     from .search import staged_search
@@ -248,8 +269,10 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
 
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
                 checks.append(check_calibration(dataset, calibration, search, searched))
+                checks.append(check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
+        checks.append(check_conformance(root))
     if validate:
         problems = validate_package(root, structure=structure, data=dataset)
         checks.insert(0, Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems]))

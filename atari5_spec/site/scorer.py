@@ -20,7 +20,7 @@ from typing import Any
 
 from ..data.frames import format_frames
 from ..method.calibration import IN_RANGE_MIN, read_calibration
-from ..method.normalisation import log_transform
+from ..method.reference import log_transform
 from ..method.pinned import CoefficientSet
 from ..scoring.estimate import REPORTED_SUBSETS, ProtocolCheck, score_runs, subset_estimate
 

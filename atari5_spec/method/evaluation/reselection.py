@@ -38,7 +38,7 @@ from .. import coefficients as coef
 from .. import training
 from ..calibration import IN_RANGE_MIN, RESELECTED_COLUMNS
 from ..fitting import fit_no_intercept
-from ..normalisation import log_transform
+from ..reference import log_transform
 from ..search.staged import STAGES as SEARCHED_SUBSETS  # the subsets the staged search chooses; DQN-7's are fixed
 from .agents import Agents, agent_scores, algorithm_info
 from .errors import _rows, log_estimate
