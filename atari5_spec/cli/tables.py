@@ -23,9 +23,16 @@ __all__ = ["Table", "FORMATS", "render", "as_text", "as_markdown", "as_latex", "
 
 FORMATS = ("text", "json", "markdown", "latex")
 
-_LATEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "^": r"\^{}",
-          "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}"}
-_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_LATEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+          "^": r"\textasciicircum{}", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}", "|": r"\textbar{}\allowbreak{}",
+          "<": r"\textless{}", ">": r"\textgreater{}",
+          # Characters pdflatex's default UTF-8 input does not set up (algorithm names such as DrQ(ε)).
+          "\u03b5": r"$\varepsilon$", "\u03b1": r"$\alpha$", "\u03b2": r"$\beta$", "\u03b3": r"$\gamma$",
+          "\u03bb": r"$\lambda$", "\u03bc": r"$\mu$", "\u03c0": r"$\pi$", "\u03c3": r"$\sigma$",
+          "\u00b1": r"$\pm$", "\u00d7": r"$\times$", "\u2212": "-", "\u2013": "--", "\u2014": "---"}
+# Characters that are Markdown syntax inside a line (CommonMark backslash escapes): '|' would end a table cell.
+_MARKDOWN = frozenset("\\`*_[]<>|~")
+_MARKDOWN_LINE_START = frozenset("#+-=>")
 
 
 class Table(NamedTuple):
@@ -40,13 +47,18 @@ class Table(NamedTuple):
 
 
 def latex_escape(text: str) -> str:
-    """``text`` for LaTeX text mode: the ten special characters escaped."""
+    """``text`` for LaTeX text mode: the ten special characters escaped, '|', '<' and '>' as their text
+    commands (the default OT1 font prints other glyphs for them), a break allowed after '|' (a signature), and
+    the Greek letters and signs algorithm names use in math mode."""
     return "".join(_LATEX.get(c, c) for c in text)
 
 
-def markdown_escape(text: str) -> str:
-    """``text`` as literal Markdown: every ASCII punctuation character backslash-escaped (CommonMark 2.4)."""
-    return "".join("\\" + c if c in _ASCII_PUNCTUATION else c for c in text)
+def markdown_escape(text: str, line_start: bool = False) -> str:
+    """``text`` as literal Markdown: its syntax characters backslash-escaped (CommonMark 2.4), and with
+    ``line_start`` (a paragraph) a first character that would start a heading, list or quote; plain text
+    (numbers, names) stays readable."""
+    escaped = "".join("\\" + c if c in _MARKDOWN else c for c in text)
+    return "\\" + escaped if line_start and escaped[:1] in _MARKDOWN_LINE_START else escaped
 
 
 def as_text(table: Table) -> str:
@@ -71,7 +83,9 @@ def as_markdown(table: Table) -> str:
     out = ([f"**{markdown_escape(table.caption)}**", ""] if table.caption else []) + [line(table.columns)]
     out.append("| " + " | ".join(rule[a] for a in table.align) + " |")
     out += [line(row) for row in table.rows]
-    return "\n".join(out + ([""] + [markdown_escape(n) for n in table.notes] if table.notes else []))
+    for note in table.notes:  # one paragraph each
+        out += ["", markdown_escape(note, line_start=True)]
+    return "\n".join(out)
 
 
 def as_latex(table: Table) -> str:

@@ -139,6 +139,7 @@ class ScoreResult(NamedTuple):
     prediction_interval: PredictionInterval | None = None
     protocol: ProtocolCheck | None = None
     interval_row: IntervalRow | None = None  # the pinned interval table's row: half-width, claim, evidence counts
+    own_median: Any = None  # OwnMedian: the agent's own median over its given games of the 57 (40 or more)
 
     @property
     def seed_interval(self) -> SeedInterval | None:
@@ -582,7 +583,9 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     if result.estimate is None and not partial:
         raise InputError(not_computable_message(result) + (" (partial=True returns them)" if result.other_subsets
                                                            else ""))
-    return result
+    from .own_median import own_median
+
+    return result._replace(own_median=own_median(result))
 
 
 def not_computable_message(result: ScoreResult) -> str:

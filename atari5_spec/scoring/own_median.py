@@ -28,11 +28,15 @@ class OwnMedian(NamedTuple):
     ratio: float | None            # (1 + estimate) / (1 + median): the measure of the version's errors
     in_prediction_interval: bool | None
 
+    @property
+    def label(self) -> str:
+        """What the median is over: '57-game median' only with all 57 games, else 'median over 44 of the 57 games'."""
+        return "57-game median" if not self.missing else f"median over {self.n_games} of the 57 games"
+
     def text(self) -> str:
-        over = f"{self.n_games} of the 57 games" + ("" if not self.missing else
-                                                   f" (not given: {', '.join(self.missing[:5])}"
-                                                   + (", ..." if len(self.missing) > 5 else "") + ")")
-        line = f"your agent's own 57-game median: {self.median:,.1f} over {over}"
+        missing = "" if not self.missing else (f" (not given: {', '.join(self.missing[:5])}"
+                                               + (", ..." if len(self.missing) > 5 else "") + ")")
+        line = f"your agent's own {self.label}: {self.median:,.1f}{missing}"
         if self.ratio is not None:
             line += (f"; the estimate is {self.ratio:.2f} times it, as (1 + estimate) / (1 + median)"
                      + ("" if self.in_prediction_interval is None else
