@@ -22,7 +22,6 @@ interval table's :class:`~atari5_spec.method.reference.IntervalRow`, the
 from __future__ import annotations
 
 import math
-import textwrap
 
 from .tables import Table
 
@@ -117,7 +116,7 @@ def answer_lines(result, more: bool = True) -> list[str]:
                 ", inside the interval" if own.in_prediction_interval else ", OUTSIDE the interval")
         lines.append(f"your agent's own {own.label}: {number(own.median)}{held}")
     if result.signature:
-        lines += ["paste in your paper (`atari5-spec signature check` verifies it):", "  " + paste_line(result)]
+        lines += ["Paste this line in your paper (`atari5-spec signature check` verifies it):", "  " + paste_line(result)]
     if more:
         details = [f"{len(result.raw_means)} games' scores"]
         if result.other_subsets:
@@ -160,7 +159,7 @@ def ratio_answer_lines(relative, baseline_source: str) -> list[str]:
     else:
         lines.append("no prediction interval for the ratio: cannot be decided here (see --explain)")
     if relative.signature:
-        lines += ["paste in your paper:", "  " + ratio_paste_line(relative)]
+        lines += ["Paste this line in your paper (the ratio):", "  " + ratio_paste_line(relative)]
     return lines
 
 
@@ -172,18 +171,6 @@ def score_only(result, relative=None) -> str:
 
 
 # --- --explain -------------------------------------------------------------------------------------------------
-
-def _wrap(lines: list[str]) -> list[str]:
-    """Lines over WIDTH wrapped at spaces, continuation indented (a signature or table row is never broken)."""
-    out = []
-    for line in lines:
-        if len(line) <= WIDTH or not line.strip():
-            out.append(line)
-            continue
-        indent = " " * (len(line) - len(line.lstrip()) + 4)
-        out += textwrap.wrap(line, WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
-    return out
-
 
 def _interval_text(interval, confidence: float, places: int = 1) -> str:
     return f"{_percent(confidence)} interval {number(interval[0], places)} to {number(interval[1], places)}"
@@ -269,7 +256,7 @@ def explain_lines(result, names: dict[str, str]) -> list[str]:
         lines += ["", "The signature in the paste line pins coefficients, calibration, constants and method.",
                   f"Compare {result.subset} scores only with {result.subset} scores (see `atari5-spec leaderboard`), "
                   "never with 57-game medians (paper section 8)."]
-    return _wrap(lines)
+    return lines
 
 
 def _see_also(entry) -> list[str]:
@@ -284,8 +271,8 @@ def relative_explain_lines(relative, baseline_source: str) -> list[str]:
     coverage and seed part, the baseline's own interval and signature."""
     subset = relative.agent.subset
     if relative.ratio is None:
-        return _wrap(["", f"Relative to {baseline_source}: not computable, the baseline lacks "
-                      + ", ".join(relative.baseline.not_computable.get(subset, ()))] + _see_also(relative.baseline_entry))
+        return (["", f"Relative to {baseline_source}: not computable, the baseline lacks "
+                 + ", ".join(relative.baseline.not_computable.get(subset, ()))] + _see_also(relative.baseline_entry))
     from ..scoring.relative import RATIO_DEFINITION
 
     ratio_pi = relative.prediction_interval
@@ -321,7 +308,7 @@ def relative_explain_lines(relative, baseline_source: str) -> list[str]:
               f"{number(relative.baseline.estimate)}, same coefficients and settings (paper Table 5)"
               + (f"; baseline {_pi_text(bpi)}" if bpi else ""),
               f"  baseline signature: {relative.baseline.signature}"]
-    return _wrap(lines)
+    return lines
 
 
 # --- --format markdown|latex -------------------------------------------------------------------------------------

@@ -182,7 +182,7 @@ def open_dataset(path: str | Path | None = None, *, scores: str = "fit") -> Data
     --------
     >>> import atari5_spec
     >>> data = atari5_spec.load()
-    >>> data.scores.duplicated(["algorithm_id", "game_id"]).any()
+    >>> bool(data.scores.duplicated(["algorithm_id", "game_id"]).any())
     False
     >>> len(atari5_spec.load(scores="all").scores) > len(data.scores)
     True
