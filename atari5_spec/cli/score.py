@@ -433,7 +433,8 @@ def _cmd_leaderboard(args) -> int:
     if board.unranked:
         print(f"Not ranked ({board.n_in_dataset - len(board.rows)}): "
               + "; ".join(f"{n} {why}" for why, n in board.unranked) + ".")
-    print(f"The 57-game median is shown for orientation where an algorithm has >= {MIN_GAMES_FOR_MEDIAN} games; "
+    print(f"The median column is each algorithm's own median over the games of the 57 it has, shown for orientation "
+          f"from {MIN_GAMES_FOR_MEDIAN} games; "
           "the protocol columns say how the numbers were made ('-': the source does not say).")
     if board.other_regimes:
         print(f"Entries with short training budgets ({', '.join(board.other_regimes)}) are ranked among their peers: "
