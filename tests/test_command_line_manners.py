@@ -100,8 +100,9 @@ def test_rliable_library_imports_or_the_readme_says_why_and_how():
     except TypeError as error:
         # rliable 1.2 requires arch < 8, and arch 7 fails on pandas 3: only that combination may fail ...
         assert _major("pandas") >= 3 and _major("arch") < 8, error
-        # ... and the README says so, with the extra that installs a combination that imports
-        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        # ... and the docs say so (docs/usage.md, "Aggregate your own runs"), with the extra that installs a
+        # combination that imports
+        readme = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
         assert "import rliable.library` fails" in readme and 'pip install "atari5-spec[rliable]"' in readme
         pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
         assert 'rliable = ["rliable>=1.2,<1.3", "arch>=5.3.1,<8", "pandas>=2.1.1,<3"]' in pyproject

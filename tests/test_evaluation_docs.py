@@ -101,7 +101,7 @@ def test_readme_accuracy_figures_are_the_pinned_errors():
 
 
 def test_generated_accuracy_blocks_are_current():
-    """docs/out-of-sample.md (designs, intervals) and README.md (accuracy) are what the generator writes from the
+    """docs/out-of-sample.md (designs, intervals) and docs/method.md (accuracy) are what the generator writes from the
     pinned calibrations: python scripts/update_accuracy_docs.py."""
     import importlib.util
 
