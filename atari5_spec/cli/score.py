@@ -251,7 +251,6 @@ def _baseline(value: str):
 def _cmd_score(args) -> int:
     from ..data.errors import InputError
     from ..scoring.estimate import as_coefficient_set, games_table, not_computable_message, score
-    from ..scoring.relative import relative_score
     from . import score_output as output
     from .tables import render
 
@@ -276,6 +275,8 @@ def _cmd_score(args) -> int:
         raise InputError("--baseline-max-episode-frames needs a baseline: give it with --relative-to")
     result = score(observations, **settings, **protocol, partial=True, max_episode_frames=cap)
     if args.relative_to:
+        from ..scoring.relative import relative_score  # only for a comparison: it brings the pair measurements
+
         if args.relative_to == "-" and args.scores == "-":
             raise InputError("standard input can hold the agent's scores or the baseline's, not both")
         baseline, baseline_cap = _baseline(args.relative_to)

@@ -120,7 +120,7 @@ def summarise_submission(folder: str | Path, package: str | Path | None = None, 
                          board=None) -> SubmissionSummary:
     """Check one submission folder and, when it is clean, estimate and rank what it would add.
 
-    ``dataset`` and ``board`` (a :func:`atari5_spec.scoring.leaderboard`
+    ``dataset`` and ``board`` (a :func:`atari5_spec.scoring.ranking.leaderboard`
     without user scores) may be given to share them between submissions.
     """
     from ..data.loading import load

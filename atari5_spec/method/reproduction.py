@@ -2,7 +2,7 @@
 
 Each ``tableNN`` function returns a DataFrame laid out like the published
 reference table of the same number (published/), with computed values at full
-precision; :mod:`atari5_spec.verification` compares the two at the printed
+precision; :mod:`atari5_spec.method.verification` compares the two at the printed
 precision and ``atari5-spec reproduce`` writes them as CSV and Markdown.
 """
 

@@ -2,7 +2,7 @@
 
 For a release to go out, all of these must hold:
 
-1. the package is valid (:func:`atari5_spec.validation.validate_package`);
+1. the package is valid (:func:`atari5_spec.data.validation.validate_package`);
 2. for every pinned coefficient version: its files are the ones its manifest
    hashed; its training rows still exist in data/scores.csv with the same
    numbers; and every model recomputed from those rows of the data equals the
@@ -158,7 +158,7 @@ def check_training_rows(name: str, pinned_rows: pd.DataFrame, scores: pd.DataFra
 
 
 def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tuple[list[Check], dict]:
-    content, tables = coef.read_version(coefficients_dir, name)
+    content, tables = coef.read_version_tables(coefficients_dir, name)
     checks = [check_files(name, coefficients_dir / name, content)]
     rows_check, rows = check_training_rows(name, tables["training_rows"], dataset.scores)
     checks.append(rows_check)

@@ -73,7 +73,7 @@ def search_version(dataset, version: str) -> str:
 
 
 def _matrix(dataset, version: str):
-    manifest, tables = coef.read_version(dataset.root / "coefficients", version)
+    manifest, tables = coef.read_version_tables(dataset.root / "coefficients", version)
     X, y = training.training_matrix(tables["training_rows"], dataset.games, dataset.algorithms)
     return manifest, X, y, algorithm_info(dataset.algorithms, X.index)["paper"].astype(str)
 
