@@ -597,9 +597,11 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     if result.estimate is None and not partial:
         raise InputError(not_computable_message(result) + (" (partial=True returns them)" if result.other_subsets
                                                            else ""))
-    from .own_median import own_median
+    from .own_median import median_over
 
-    return result._replace(own_median=own_median(result))
+    canonical = [row["game_id"] for row in games_table() if row.get("in_57", "").lower() == "true"]
+    return result._replace(own_median=median_over(canonical, result.normalised, result.estimate,
+                                                  result.prediction_interval))
 
 
 def not_computable_message(result: ScoreResult) -> str:
