@@ -32,12 +32,20 @@ Games in any spelling: battle_zone, "Battle Zone", ALE/BattleZone-v5,
 BattleZoneNoFrameskip-v4, Q*bert, ...
 
 With several seeds per game the estimate uses each game's mean raw score and a
-bootstrap over seeds gives an interval (same --seed, same interval). Exit
-status: 0 ok, 1 bad input or the requested subset's games are missing."""
+bootstrap over seeds gives an interval (same --seed, same interval).
+
+The answer comes first: the estimate, its prediction interval, one line of
+evidence, the seeds and the line to paste (with --relative-to, the ratio and
+its decision before it). --explain adds everything behind it; --format
+markdown|latex gives paper-ready tables, --format json everything;
+--score-only the number alone. Exit status: 0 ok, 1 bad input or the requested
+subset's games are missing."""
 
 SCORE_EPILOG = """\
 examples:
   atari5-spec score scores.csv
+  atari5-spec score scores.csv --explain                          # everything behind the answer
+  atari5-spec score scores.csv --format latex                     # a table for the paper
   atari5-spec score --score "Battle Zone=31000" --score "Double Dunk=-1.5" \\
       --score "Name This Game=12000" --score Phoenix=8000 --score Q*bert=15000
   atari5-spec score runs.csv --relative-to rainbow_runs.csv --json
