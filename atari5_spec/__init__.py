@@ -28,7 +28,7 @@ from __future__ import annotations
 from ._version import __version__
 
 _LAZY = {
-    "load": ("data.loading", "load"),
+    "load": ("data.loading", "open_dataset"),
     "Dataset": ("data.loading", "Dataset"),
     "validate": ("data.validation", "validate_package"),
     "score": ("scoring.estimate", "score"),

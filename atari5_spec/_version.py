@@ -2,7 +2,7 @@
 
 The code version (semantic versioning of the Python API, the command line and
 the signature format) is independent of the data package version
-(datapackage.json ``version``), which moves with every data change; README
+(datapackage.json ``version``), which moves with every data change; docs/data.md
 "Versioning" has the rule.
 """
 

@@ -27,7 +27,7 @@ from atari5_spec.method.search import staged_search  # noqa: E402
 
 
 def main() -> int:
-    dataset = atari5_spec.load(ROOT)
+    dataset = atari5_spec.load(ROOT, scores="all")
     rows = training.training_rows(dataset, pool_only=True)
     X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
     found = staged_search(X, y, excluded=tuple(coef.METHOD["search"]["excluded_games"]))

@@ -1,4 +1,4 @@
-"""Regenerate the generated blocks of docs/out-of-sample.md and README.md from the pinned calibrations.
+"""Regenerate the generated blocks of docs/out-of-sample.md and docs/method.md from the pinned calibrations.
 
     python scripts/update_accuracy_docs.py          # rewrite the blocks in place
     python scripts/update_accuracy_docs.py --check  # exit 1 if a block differs (what tests/test_evaluation_docs.py checks)
@@ -8,8 +8,8 @@ paper-2023 and refit-2026-11 (every pinned error, pooled calibration), designs
 (the interval designs compared leave-one-paper-out), subset-claims (every
 subset's interval as `score` uses it, per version and protocol group: what
 scripts/measure_subset_claims.py prints), intervals (the ratio interval on the
-default calibration); the README's accuracy block is the default version's
-subset claims and the ratio interval.
+default calibration); docs/method.md's accuracy block (the README's until issue 32
+moved it) is the default version's subset claims and the ratio interval.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from atari5_spec.method.evaluation.designs import designs_markdown
 from atari5_spec.method.evaluation.report import interval_markdown, pinned_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
-README_GROUPS = ("in range", "in range, held-out", "extrapolation")  # the README's short table; the docs: every group
+README_GROUPS = ("in range", "in range, held-out", "extrapolation")  # docs/method.md's short table; out-of-sample: all
 
 
 def blocks(root: Path = ROOT) -> dict[Path, dict[str, str]]:
-    dataset = atari5_spec.load(root)
+    dataset = atari5_spec.load(root, scores="all")
     return {
         root / "docs" / "out-of-sample.md": {
             "paper-2023": pinned_markdown(root, "paper-2023"),
@@ -36,7 +36,7 @@ def blocks(root: Path = ROOT) -> dict[Path, dict[str, str]]:
             "subset-claims": claims_markdown(root, ("paper-2023", "refit-2026-11")),
             "intervals": interval_markdown(root, "paper-2023"),
         },
-        root / "README.md": {"accuracy": claims_markdown(root, ("paper-2023",), groups=README_GROUPS) + "\n"
+        root / "docs" / "method.md": {"accuracy": claims_markdown(root, ("paper-2023",), groups=README_GROUPS) + "\n"
                              + interval_markdown(root, "paper-2023")},
     }
 

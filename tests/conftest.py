@@ -33,7 +33,7 @@ def _state_folder(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def dataset():
-    return atari5_spec.load()
+    return atari5_spec.load(scores="all")
 
 
 def copy_package(target, extra_parts: tuple[str, ...] = ()):

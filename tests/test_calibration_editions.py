@@ -85,7 +85,7 @@ def test_new_evidence_is_the_next_edition_beside_the_unchanged_old_one(package_c
     # the new edition is beside the old ones, which are byte for byte what they were
     assert {p.name: p.read_bytes() for p in (root / "calibration").iterdir() if p.name in old_bytes} == old_bytes
     new = root / "calibration" / "paper-2023.in-range.2.csv"
-    _, errors = version_errors(atari5_spec.load(root), "paper-2023")
+    _, errors = version_errors(atari5_spec.load(root, scores="all"), "paper-2023")
     assert new.read_text(encoding="utf-8") == calibration_text(errors, "in-range")
     # ... and the repository's edition 2, up to the last bits of floating point (numpy and BLAS builds differ
     # there; verify compares with the same 1e-9 tolerance)
@@ -125,7 +125,7 @@ def test_the_pooled_method_gets_its_own_second_edition(package_copy, capsys):
     assert read_calibration(version).name == "paper-2023.reselected"  # the first method still wins
     changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8") if (root / "CHANGELOG.md").exists() else ""
     assert changelog == "" or "calibration `paper-2023.2`, edition 2" in changelog
-    data = atari5_spec.load(root)
+    data = atari5_spec.load(root, scores="all")
     names = pinned_calibration_names(root, "paper-2023")
     assert names == ["paper-2023.reselected", "paper-2023.in-range", "paper-2023.in-range.2", "paper-2023",
                      "paper-2023.2"]

@@ -30,6 +30,52 @@ def run(capsys):
     return invoke
 
 
+SIGNED = "Atari-5|coef:paper-2023@071b0e4b|cal:paper-2023.reselected@305685f5|norm:agent57-human|phi:log10p1"
+
+
+@pytest.mark.parametrize("arguments", [(), ("--sources",), ("--signature", SIGNED + "|v:1.2.0")])
+def test_bibtex_is_entries_only_and_pybtex_and_bibtexparser_read_the_same(capsys, arguments):
+    """BibTeX has no comments: a '%' line with 'paper-2023@071b0e4b' was read by pybtex as an entry."""
+    pybtex_database = pytest.importorskip("pybtex.database")
+    bibtexparser = pytest.importorskip("bibtexparser")
+    assert main(["cite", *arguments]) == 0
+    out, err = capsys.readouterr()
+    outside = re.sub(r"(?ms)^@\w+\{.*?^\}$", "", out)
+    assert outside.strip() == ""  # nothing between or after the entries
+    assert all(line.startswith("@") for line in out.splitlines() if "@" in line)  # '@' only opens an entry
+    strict = pybtex_database.parse_string(out, "bibtex")  # pybtex raises on a malformed file
+    library = bibtexparser.parse_string(out)
+    assert not library.failed_blocks and not [b for b in library.blocks if type(b).__name__ != "Entry"]
+    assert sorted(strict.entries) == sorted(e.key for e in library.entries)
+    software = strict.entries["atari5spec" + atari5_spec.__version__.replace(".", "_")]
+    assert software.fields["version"] == atari5_spec.__version__
+    assert "coefficient version paper-2023 (digest 071b0e4b)" in " ".join(software.fields["note"].split())
+    assert software.fields.get("url") == cite.REPOSITORY_URL  # absent until the repository has its address
+    assert err.startswith("Next to the number: Atari-5 scores (Aitchison, Sweetser and Hutter, 2023)")
+
+
+def test_the_repository_url_is_one_field_everywhere():
+    """cite's URL, pyproject.toml [project.urls] Source and CITATION.cff repository-code agree (all absent until
+    the repository has its public address: CONTRIBUTING.md, "Releasing")."""
+    text = (REPOSITORY / "pyproject.toml").read_text(encoding="utf-8")
+    section = text[text.index("[project.urls]"):].split("\n[", 1)[0]  # tomllib is Python 3.11+
+    urls = dict(re.findall(r'^"?([\w ]+?)"?\s*=\s*"([^"]*)"', section, re.M))
+    assert urls.get("Paper") == "https://arxiv.org/abs/2210.02019"  # the section was read
+    cff = yaml.safe_load((REPOSITORY / "CITATION.cff").read_text(encoding="utf-8"))
+    assert urls.get("Source") == cff.get("repository-code") == cite.REPOSITORY_URL
+    assert json.loads(main_output("cite", "--format", "json"))["software"]["repository"] == cite.REPOSITORY_URL
+
+
+def main_output(*arguments) -> str:
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(list(arguments)) == 0
+    return buffer.getvalue()
+
+
 def test_bibtex_parses_with_every_required_field(run):
     bibtexparser = pytest.importorskip("bibtexparser")
     out = run("cite", "--sources")
@@ -89,13 +135,16 @@ def test_cff_output_and_citation_cff_agree_and_validate(run, tmp_path):
         create_citation(str(cff), None).validate()  # raises on a file that does not validate
 
 
-def test_readme_how_to_cite_shows_exactly_what_cite_prints(run):
+def test_readme_how_to_cite_shows_exactly_what_cite_prints(capsys):
     readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## How to cite"):readme.index("## Development")]
     command = re.search(r"^    atari5-spec cite --signature '([^']+)'$", section, re.M)
-    shown = section[section.index("prints\n\n") + len("prints\n\n"):section.index("\n\nCITATION.cff has")]
-    printed = run("cite", "--signature", command.group(1))
+    shown = section[section.index("prints\n\n") + len("prints\n\n"):section.index("\n\nand, on standard error")]
+    sentence = section[section.index("standard error"):section.index("\n\nCITATION.cff has")].split("\n\n", 1)[1]
+    assert main(["cite", "--signature", command.group(1)]) == 0
+    printed, error = capsys.readouterr()
     assert shown == "\n".join("    " + line if line else "" for line in printed.rstrip("\n").split("\n"))
+    assert sentence == "    " + error.rstrip("\n")
     # the example signature is this release's: update it at a release (CONTRIBUTING.md, "Releasing")
     assert command.group(1).endswith(f"|v:{atari5_spec.__version__}")
     if cite.DOI is None:

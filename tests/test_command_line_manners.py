@@ -100,8 +100,9 @@ def test_rliable_library_imports_or_the_readme_says_why_and_how():
     except TypeError as error:
         # rliable 1.2 requires arch < 8, and arch 7 fails on pandas 3: only that combination may fail ...
         assert _major("pandas") >= 3 and _major("arch") < 8, error
-        # ... and the README says so, with the extra that installs a combination that imports
-        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        # ... and the docs say so (docs/usage.md, "Aggregate your own runs"), with the extra that installs a
+        # combination that imports
+        readme = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
         assert "import rliable.library` fails" in readme and 'pip install "atari5-spec[rliable]"' in readme
         pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
         assert 'rliable = ["rliable>=1.2,<1.3", "arch>=5.3.1,<8", "pandas>=2.1.1,<3"]' in pyproject
@@ -113,7 +114,7 @@ def test_leaderboard_says_how_many_are_ranked_of_the_dataset_and_why_not_the_oth
     import atari5_spec
 
     board = atari5_spec.leaderboard()
-    dataset = atari5_spec.load()
+    dataset = atari5_spec.load(scores="all")
     assert board.n_in_dataset == len(dataset.algorithms)
     assert len(board.rows) + sum(n for _, n in board.unranked) == board.n_in_dataset   # every entry accounted for
     reasons = dict(board.unranked)
@@ -152,7 +153,7 @@ def test_the_human_reference_is_a_line_not_a_rank(capsys):
 def test_your_agents_own_median_is_on_the_leaderboard_line(tmp_path, capsys):
     import atari5_spec
 
-    data = atari5_spec.load()
+    data = atari5_spec.load(scores="all")
     rows = data.scores[(data.scores["algorithm_id"] == "dqn-noop") & data.scores["use_in_fit"].astype(bool)]
     path = tmp_path / "dqn.csv"
     rows.groupby("game_id")["score"].first().rename_axis("game").reset_index().to_csv(path, index=False)

@@ -38,7 +38,7 @@ def test_a_direction_is_stated_only_inside_the_measured_range(run):
     # there is no ratio interval at all, and no direction
     assert result.agent.estimate < 40 and result.agent.prediction_interval is None
     assert result.prediction_interval is None
-    status, out, _ = run("score", *_arguments(LOW), "--relative-to", "rainbow-noop")
+    status, out, _ = run("score", "--explain", *_arguments(LOW), "--relative-to", "rainbow-noop")
     assert status == 0 and "cannot be decided here" in out and "extrapolation" in out
     assert "agent's own 57-game median interval is withheld" in out
     assert "is lower than the baseline's" not in out
@@ -59,9 +59,9 @@ def test_an_episode_cap_is_stated_reported_and_withholds_the_direction(run):
     longer = atari5_spec.score(STRONG, max_episode_frames=400000)
     assert "measured in" in longer.protocol.messages[0] and "1 agent" in longer.protocol.messages[0]
     assert "the standard" in atari5_spec.score(STRONG, max_episode_frames=108000).protocol.messages[0]
-    status, out, _ = run("score", *_arguments(STRONG), "--max-episode-frames", "18000")
+    status, out, _ = run("score", "--explain", *_arguments(STRONG), "--max-episode-frames", "18000")
     assert status == 0 and "episode cap 18,000 frames" in out
-    status, out, err = run("score", *_arguments(STRONG), "--max-episode-frames", "a lot")
+    status, out, err = run("score", "--explain", *_arguments(STRONG), "--max-episode-frames", "a lot")
     assert status == 1 and "--max-episode-frames" in err and "Traceback" not in err
 
 
@@ -82,7 +82,7 @@ def test_a_game_below_random_is_reported_with_the_measured_error_and_withholds_t
     from atari5_spec.method.evaluation.agents import agent_scores
 
     calibration = read_calibration(load_coefficient_set(None).path)
-    z = agent_scores(atari5_spec.load()).z
+    z = agent_scores(atari5_spec.load(scores="all")).z
     games = list(result.games)
     agents = [r["agent"] for r in calibration.rows if r["subset"] == "Atari-5" and r["agent"] in z.index
               and (z.loc[r["agent"], games] < 0).any()]
@@ -107,9 +107,9 @@ def test_same_setup_interval_is_narrower_signed_apart_and_measured_on_one_paper_
     assert (parsed.label, parsed.subset, parsed.kind) == ("Atari-5 same-setup ratio", "Atari-5", "same-setup ratio")
     assert str(parsed) == same.signature
     assert parse_signature(default.signature).label == "Atari-5 ratio"
-    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", "dqn-noop", "--same-setup")
+    status, out, _ = run("score", "--explain", *_arguments(STRONG), "--relative-to", "dqn-noop", "--same-setup")
     assert status == 0 and "(same setup: both agents in one codebase and protocol)" in out
-    status, _, err = run("score", *_arguments(STRONG), "--same-setup")
+    status, _, err = run("score", "--explain", *_arguments(STRONG), "--same-setup")
     assert status == 1 and "--relative-to" in err
 
 
@@ -147,28 +147,28 @@ def test_relative_to_an_algorithm_id_prints_its_provenance_and_protocol(run):
     result = atari5_spec.relative_score(STRONG, "rainbow-noop")
     entry = result.baseline_entry
     assert entry.algorithm_id == "rainbow-noop" and entry.max_episode_frames == 108000
-    data = atari5_spec.load()
+    data = atari5_spec.load(scores="all")
     rows = data.scores[(data.scores["algorithm_id"] == "rainbow-noop") & data.scores["use_in_fit"]]
     for game in result.baseline.games:
         assert entry.scores[game] == float(rows.loc[rows["game_id"] == game, "score"].iloc[0])
-    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", "rainbow-noop")
+    status, out, _ = run("score", "--explain", *_arguments(STRONG), "--relative-to", "rainbow-noop")
     assert status == 0 and "Rainbow: Combining Improvements" in out and "max_episode_frames 108000" in out
     assert "RAINBOW" in out  # the file each number came from
-    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", "rainbow-noop", "--json")
+    status, out, _ = run("score", "--explain", *_arguments(STRONG), "--relative-to", "rainbow-noop", "--json")
     relative = json.loads(out)["relative"]
     assert relative["baseline_entry"]["algorithm_id"] == "rainbow-noop"
     assert relative["prediction_interval"]["evidence"]["papers"] > 1
     many = atari5_spec.relative_scores({"strong": STRONG, "low": LOW}, "rainbow-noop", n_bootstrap=0)
     assert many["strong"].baseline_entry == entry and many["strong"].ratio == result.ratio
     assert many["low"].prediction_interval is None  # below 40 the agent's own interval is withheld: no direction
-    status, out, err = run("score", *_arguments(STRONG), "--relative-to", "rainbow")  # an incomplete duplicate
+    status, out, err = run("score", "--explain", *_arguments(STRONG), "--relative-to", "rainbow")  # an incomplete duplicate
     assert status == 1 and "try --relative-to rainbow-noop" in err and "marked duplicate" in out
-    status, _, err = run("score", *_arguments(STRONG), "--relative-to", "rainbow-nop")
+    status, _, err = run("score", "--explain", *_arguments(STRONG), "--relative-to", "rainbow-nop")
     assert status == 1 and "did you mean" in err and "rainbow-noop" in err and "Traceback" not in err
 
 
 def _published_rows(algorithm_id: str):
-    data = atari5_spec.load()
+    data = atari5_spec.load(scores="all")
     rows = data.scores[(data.scores["algorithm_id"] == algorithm_id) & data.scores["use_in_fit"]]
     games = data.games.set_index("game_id")
     rows = rows[rows["game_id"].map(games["in_57"]).astype(bool)].drop_duplicates("game_id")
@@ -182,13 +182,13 @@ def test_score_prints_the_agents_own_median_with_40_games_or_more(tmp_path, run)
     assert len(rows) >= 56
     path = tmp_path / "rainbow.csv"
     path.write_text("game,score\n" + "".join(f"{g},{s}\n" for g, s in zip(rows["game_id"], rows["score"])))
-    status, out, _ = run("score", str(path))
-    assert status == 0 and f"your agent's own 57-game median: {median:,.1f} over {len(rows)} of the 57" in out
+    status, out, _ = run("score", "--explain", str(path))
+    assert status == 0 and f"your agent's own median over {len(rows)} of the 57 games: {median:,.1f}" in out
     # the Rainbow median of the paper's Table 3, at its printed precision (published/table03_atari5_scores.csv)
     printed = next(r["median"] for r in published_rows("table03_atari5_scores") if r["algorithm_id"] == "rainbow-noop")
     assert matches_printed(median, printed) and abs(median - float(printed)) < 0.05  # as strict as before
     assert atari5_spec.own_median(atari5_spec.score(dict(zip(rows["game_id"], rows["score"])))).median == median
-    status, out, _ = run("score", str(path), "--json")
+    status, out, _ = run("score", "--explain", str(path), "--json")
     own = json.loads(out)["own_median"]
     assert own["n_games"] == len(rows) and abs(own["median"] - median) < 1e-9
     estimate = json.loads(out)["estimate"]
@@ -196,13 +196,13 @@ def test_score_prints_the_agents_own_median_with_40_games_or_more(tmp_path, run)
     without_qbert = tmp_path / "no-qbert.csv"  # no Atari-5 score, yet 56 games: the median is still printed
     without_qbert.write_text("game,score\n" + "".join(f"{g},{s}\n" for g, s in zip(rows["game_id"], rows["score"])
                                                       if g != "qbert"))
-    status, out, _ = run("score", str(without_qbert))
-    assert status == 1 and "Atari-5 score: not computable" in out and "own 57-game median" in out
+    status, out, _ = run("score", "--explain", str(without_qbert))
+    assert status == 1 and "Atari-5 score: not computable" in out and "your agent's own median over 55" in out
     others = [(g, s) for g, s in zip(rows["game_id"], rows["score"]) if g not in STRONG][:34]
     few = tmp_path / "few.csv"  # 39 of the 57: no median
     few.write_text("game,score\n" + "".join(f"{g},{s}\n" for g, s in others + list(STRONG.items())))
-    status, out, _ = run("score", str(few))
-    assert status == 0 and "own 57-game median" not in out
+    status, out, _ = run("score", "--explain", str(few))
+    assert status == 0 and "your agent's own" not in out
 
 
 # --- 27.5: protocol warnings ------------------------------------------------------------------------------------------
@@ -210,12 +210,12 @@ def test_score_prints_the_agents_own_median_with_40_games_or_more(tmp_path, run)
 def test_game_ids_that_disagree_or_contradict_the_sticky_option_are_warned_about(run):
     mixed = ["--score", "ALE/BattleZone-v5=35000", "--score", "DoubleDunkNoFrameskip-v4=-1",
              "--score", "ALE/NameThisGame-v5=12000", "--score", "ALE/Phoenix-v5=9000", "--score", "ALE/Qbert-v5=15000"]
-    status, _, err = run("score", *mixed)
+    status, _, err = run("score", "--explain", *mixed)
     assert status == 0 and "the game ids disagree about the protocol" in err and "DoubleDunkNoFrameskip-v4" in err
     v5 = [a.replace("DoubleDunkNoFrameskip-v4", "ALE/DoubleDunk-v5") for a in mixed]
-    status, _, err = run("score", *v5, "--sticky-actions", "0")
+    status, _, err = run("score", "--explain", *v5, "--sticky-actions", "0")
     assert status == 0 and "--sticky-actions 0 contradicts the game id" in err
-    status, _, err = run("score", *v5, "--sticky-actions", "0.25")
+    status, _, err = run("score", "--explain", *v5, "--sticky-actions", "0.25")
     assert "contradicts" not in err and "disagree" not in err
     result = atari5_spec.score({"ALE/BattleZone-v5": 35000, "DoubleDunkNoFrameskip-v4": -1, "name_this_game": 12000,
                                 "phoenix": 9000, "qbert": 15000})
@@ -265,7 +265,7 @@ def test_the_stale_shared_error_claim_is_gone_and_the_new_one_is_computed():
 
 def test_a_submission_folder_brings_its_scores_and_protocol(tmp_path, run):
     folder = ROOT / "contributions" / "ppo-dreamerv3"
-    status, out, _ = run("score", str(folder))
+    status, out, _ = run("score", "--explain", str(folder))
     assert status == 0 and "sticky-action probability 0.25" in out and "episode cap 108,000 frames" in out
     calibration = read_calibration(load_coefficient_set(None).path)
     true = next(float(r["true_median"]) for r in calibration.rows if r["agent"] == "ppo-dreamerv3")
@@ -277,7 +277,7 @@ def test_a_submission_folder_brings_its_scores_and_protocol(tmp_path, run):
     metadata = capped / "metadata.yaml"
     metadata.write_text(metadata.read_text(encoding="utf-8").replace("max_episode_frames: 108000",
                                                                      "max_episode_frames: 18000"), encoding="utf-8")
-    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", str(capped), "--json")
+    status, out, _ = run("score", "--explain", *_arguments(STRONG), "--relative-to", str(capped), "--json")
     pi = json.loads(out)["relative"]["prediction_interval"]
     assert status == 0 and any("the baseline was evaluated with an episode cap of 18,000" in r for r in pi["reasons"])
 
@@ -303,9 +303,9 @@ def test_the_coverage_interval_respects_clustering_by_paper():
 
 
 def test_a_folder_that_is_not_a_submission_is_refused_naming_what_is_missing(tmp_path, run):
-    status, out, err = run("score", str(tmp_path))
+    status, out, err = run("score", "--explain", str(tmp_path))
     assert status == 1 and out == "" and "metadata.yaml" in err and "scores.csv" in err and "Traceback" not in err
-    status, _, err = run("score", *_arguments(STRONG), "--relative-to", str(tmp_path / "no" / "such"))
+    status, _, err = run("score", "--explain", *_arguments(STRONG), "--relative-to", str(tmp_path / "no" / "such"))
     assert status == 1 and "neither an existing scores file nor an algorithm id" in err
 
 

@@ -151,17 +151,17 @@ def test_scores_are_finite_and_human_beats_random(dataset):
 README_TABLES = ["games", "algorithms", "scores", "seed_scores", "budget_scores", "sources"]
 
 
-def test_readme_documents_every_field_exactly_as_the_schemas_say():
+def test_the_data_page_documents_every_field_exactly_as_the_schemas_say():
     from pathlib import Path
 
     from atari5_spec.data.datapackage import fields_markdown
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    documented = readme.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "data.md").read_text(encoding="utf-8")
+    documented = page.split("<!-- fields:start -->\n")[1].split("<!-- fields:end -->")[0]
     assert documented == fields_markdown(package_root(), README_TABLES)
 
 
-def test_readme_states_how_many_training_entries_have_a_known_protocol(dataset):
+def test_the_data_page_states_how_many_training_entries_have_a_known_protocol(dataset):
     from pathlib import Path
 
     from atari5_spec.method import coefficients as coef
@@ -169,7 +169,7 @@ def test_readme_states_how_many_training_entries_have_a_known_protocol(dataset):
     manifest, _ = coef.read_version_tables(dataset.root / "coefficients", "paper-2023")
     trained = dataset.algorithms.set_index("algorithm_id").loc[manifest["training"]["algorithms"]]
     sticky, start = int(trained.sticky_action_probability.notna().sum()), int(trained.start_condition.notna().sum())
-    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join((Path(__file__).resolve().parents[1] / "docs" / "data.md").read_text(encoding="utf-8").split())
     assert (f"Of the paper's {len(trained)} training entries, {sticky} have a known sticky-action setting and "
             f"{start} a known start condition") in readme
     # every stated fact is cited

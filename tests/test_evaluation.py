@@ -22,7 +22,7 @@ from atari5_spec.method.pinned import load_coefficient_set
 
 @pytest.fixture(scope="module")
 def data():
-    return atari5_spec.load()
+    return atari5_spec.load(scores="all")
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ def test_docs_tables_are_the_pinned_errors(version):
 
 @pytest.fixture(scope="module")
 def evaluated():
-    data = atari5_spec.load()
+    data = atari5_spec.load(scores="all")
     agents = agent_scores(data)
     results = [evaluate_version(data, v, agents, nested=False) for v in ("paper-2023", "refit-2026-11")]
     return data, agents, results
@@ -101,7 +101,7 @@ def test_readme_accuracy_figures_are_the_pinned_errors():
 
 
 def test_generated_accuracy_blocks_are_current():
-    """docs/out-of-sample.md (designs, intervals) and README.md (accuracy) are what the generator writes from the
+    """docs/out-of-sample.md (designs, intervals) and docs/method.md (accuracy) are what the generator writes from the
     pinned calibrations: python scripts/update_accuracy_docs.py."""
     import importlib.util
 
@@ -139,7 +139,7 @@ def test_docs_prose_figures_are_the_measured_designs():
         rows[column] = pd.to_numeric(rows[column])
     from atari5_spec.method.evaluation.designs import difficulty
 
-    rows["difficulty"] = difficulty(atari5_spec.load(), "paper-2023", rows)
+    rows["difficulty"] = difficulty(atari5_spec.load(scores="all"), "paper-2023", rows)
     single = single_designs(rows).set_index(["design", "group"])
     pairs = pair_designs(rows).set_index(["design", "pairs"])
     shared = pair_error_summary(rows)

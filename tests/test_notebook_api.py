@@ -164,3 +164,24 @@ def test_the_readme_shows_the_notebook_api():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     for call in ("atari5_spec.score(", "atari5_spec.aggregate(", "atari5_spec.human_normalised_runs("):
         assert call in readme, call
+
+
+def test_load_gives_the_fits_row_per_algorithm_and_game_and_every_row_on_request():
+    """Issue 32: a pivot of load().scores counted some numbers twice unless the user knew to filter use_in_fit."""
+    data = atari5_spec.load()
+    every = atari5_spec.load(scores="all")
+    assert data.score_rows == "fit" and every.score_rows == "all"
+    assert not data.scores.duplicated(["algorithm_id", "game_id"]).any()
+    assert every.scores.duplicated(["algorithm_id", "game_id"]).any()  # what the default hides
+    # computed here from the file with plain pandas: the use_in_fit rows no row supersedes, first by score_id
+    raw = pd.read_csv(every.root / "data" / "scores.csv")
+    superseded = set(raw["supersedes"].dropna().astype(int))
+    fit = raw[raw["use_in_fit"] & ~raw["score_id"].isin(superseded)].sort_values("score_id")
+    fit = fit.drop_duplicates(["algorithm_id", "game_id"])
+    assert sorted(data.scores["score_id"].astype(int)) == sorted(fit["score_id"])
+    assert "one per algorithm and game" in repr(data)
+    assert data.complete().score_rows == "all" and len(data.complete().scores) == len(every.scores)
+    pivot = data.scores.pivot(index="algorithm_id", columns="game_id", values="score")  # no duplicate-entry error
+    assert pivot.shape[0] == data.scores["algorithm_id"].nunique()
+    with pytest.raises(atari5_spec.InputError, match="scores='some'"):
+        atari5_spec.load(scores="some")

@@ -111,7 +111,7 @@ def test_intervals_are_immutable(results):
 
 
 def test_every_other_result_prints_one_line_and_a_table():
-    data = atari5_spec.load()
+    data = atari5_spec.load(scores="all")
     predicted = atari5_spec.predict(ONE_SEED)
     board = atari5_spec.leaderboard(ONE_SEED)
     runs = atari5_spec.human_normalised_runs("dreamerv3")

@@ -40,10 +40,10 @@ def test_score_from_csv_prints_estimate_signature_and_hint(run, table3_csv, tabl
     assert status == 0, err
     first = out.splitlines()[0]
     assert first.startswith("Atari-5 score: ")
-    assert matches_printed(float(first.split(": ")[1].replace(",", "")), table3[0]["atari5"], truncate=True)
+    assert matches_printed(float(first.split()[2].replace(",", "")), table3[0]["atari5"], truncate=True)
     assert "Paste this line in your paper" in out
     assert "Atari-5|coef:" in out
-    assert "never with 57-game medians" in out
+    assert "never with 57-game medians" in run("score", str(table3_csv(0)), "--explain")[1]
 
 
 def test_score_from_arguments_in_paper_spellings(run, dataset, table3, atari5_games):
@@ -102,6 +102,8 @@ def test_relative_to_a_baseline(run, table3_csv):
     data = json.loads(out)
     assert data["relative"]["ratio"] == pytest.approx(data["estimate"] / data["relative"]["baseline_estimate"])
     status, text, _ = run("score", str(agent), "--relative-to", str(baseline))
+    assert text.startswith(f"ratio to {baseline}: {data['relative']['ratio']:.3f}")
+    status, text, _ = run("score", str(agent), "--relative-to", str(baseline), "--explain")
     assert "Relative to the baseline" in text and f"{data['relative']['ratio']:.3f}" in text
 
 
@@ -109,6 +111,8 @@ def test_missing_games_report_what_is_needed(run, tmp_path, atari5_games):
     partial = write_csv(tmp_path / "partial.csv", "game,score", [f"{g},5000" for g in atari5_games[:3]])
     status, out, err = run("score", str(partial))
     assert status == 1
+    assert out.startswith("Atari-5 score: not computable: needs " + ", ".join(atari5_games[3:]) + " (not given)")
+    status, out, err = run("score", str(partial), "--explain")
     assert "Atari-5 score: not computable, missing " + ", ".join(atari5_games[3:]) in out
     assert "Not computable" in out and "Atari-10" in out
     assert "error: Atari-5 needs" in err
@@ -118,9 +122,9 @@ def test_missing_games_report_what_is_needed(run, tmp_path, atari5_games):
 
 @pytest.mark.parametrize("body, message", [
     ("game,score\nbattle_zone,30000\nbatle_zone,1\n", r"bad\.csv, line 3: unknown game 'batle_zone'; did you mean battle_zone"),
-    ("game,score\nbattle_zone,30000\nqbert,twelve\n", r"bad\.csv, line 3: 'twelve' is not a number"),
-    ("game,score\nbattle_zone,30000\n\nqbert,nan\n", r"bad\.csv, line 4: 'nan' is not a finite score"),
-    ("game,score\nbattle_zone,-inf\n", r"bad\.csv, line 2: '-inf' is not a finite score"),
+    ("game,score\nbattle_zone,30000\nqbert,twelve\n", r"bad\.csv, line 3, column 'score': 'twelve' is not a number"),
+    ("game,score\nbattle_zone,30000\n\nqbert,nan\n", r"bad\.csv, line 4, column 'score': 'nan' is not a finite score"),
+    ("game,score\nbattle_zone,-inf\n", r"bad\.csv, line 2, column 'score': '-inf' is not a finite score"),
     ("game,score\nqbert,1\nQ*bert,2\n", r"bad\.csv, line 3: qbert is given again \(first at bad\.csv, line 2\)"),
     ("game,score,seed\nqbert,1,0\nqbert,2,0\n", r"bad\.csv, line 3: qbert seed 0 is given again"),
     ("name,value\nqbert,1\n", r"bad\.csv, line 1: no 'game' column"),

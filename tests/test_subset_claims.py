@@ -146,7 +146,7 @@ def test_score_json_carries_the_claim_and_its_evidence(tmp_path, capsys):
 
 @pytest.mark.parametrize("version", ["paper-2023", "refit-2026-11"])
 def test_pinned_reselected_errors_are_what_the_recorded_games_give(version):
-    data = atari5_spec.load()
+    data = atari5_spec.load(scores="all")
     compared, problems = calibration_mismatches(data, f"{version}.reselected", 1e-9)
     assert compared > 500 and problems == []
     assert search_version(data, version) == "paper-2023"  # the refit kept the games the paper's search chose
@@ -155,7 +155,7 @@ def test_pinned_reselected_errors_are_what_the_recorded_games_give(version):
 def test_a_fold_search_chooses_the_games_its_rows_record():
     """One fold rerun (about 1.5 s; every fold: verify, or scripts/measure_subset_claims.py --refold): the staged
     search without the paper whose fold differs most from the pinned games."""
-    data = atari5_spec.load()
+    data = atari5_spec.load(scores="all")
     rows = read_calibration(package_root() / "coefficients" / "paper-2023", "reselected").rows
     pinned = set(load_coefficient_set("paper-2023").subsets["Atari-5"].games)
     recorded = {}

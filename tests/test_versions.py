@@ -1,4 +1,4 @@
-"""Every place a version is written agrees with the rule of README "Versioning".
+"""Every place a version is written agrees with the rule of docs/data.md "Versioning".
 
 Two versions: the code version (the same everywhere it is written) and the data
 package version (datapackage.json; everything else reads it at run time). The
@@ -71,7 +71,7 @@ def test_the_data_version_is_read_from_datapackage_json_everywhere():
 
 def test_code_major_is_data_major_and_the_release_shipped_an_earlier_or_equal_data_version():
     data = _semver(json.loads((REPOSITORY / "datapackage.json").read_text(encoding="utf-8"))["version"])
-    assert _semver(__version__)[0] == data[0], "README 'Versioning': the code's major version is the data's"
+    assert _semver(__version__)[0] == data[0], "docs/data.md 'Versioning': the code's major version is the data's"
     _, _, shipped = _last_release()
     assert _semver(shipped) <= data  # data merged after the release moves the data version on, never back
     assert "warning" not in version_text()

@@ -16,7 +16,6 @@ saying how to fix it.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import NamedTuple
 
@@ -24,8 +23,8 @@ import pandas as pd
 
 from ..data.errors import InputError
 from ..data.ids import UnknownGameError, game_aliases, resolve_game, run_id
-from ..data.limits import MAX_AGENTS, MAX_RUNS_PER_GAME, MAX_SCORE_ROWS, escaped, refuse_nul
-from ..scoring.input import parse_score
+from ..data.input_gate import parse_number, read_table
+from ..data.limits import MAX_AGENTS, MAX_RUNS_PER_GAME, MAX_SCORE_ROWS, escaped
 
 __all__ = ["RUN_COLUMNS", "read_runs", "runs_from_text", "benchmark_runs", "AgentRuns", "normalised_runs"]
 
@@ -47,25 +46,16 @@ def _find_columns(header: list[str], source: str) -> dict[str, int]:
 
 def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
     """The runs in CSV ``text`` as a frame: agent, game_id, seed, score, line (1-based line in ``source``)."""
-    refuse_nul(text, source)
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)
-             if line.strip() and not line.lstrip().startswith("#")]
-    if not lines:
-        raise InputError(f"{source}: no runs (the file is empty)")
-    if len(lines) > MAX_SCORE_ROWS + 1:
-        raise InputError(f"{source}: {len(lines) - 1:,} rows, more than the limit of {MAX_SCORE_ROWS:,}")
-    rows = _rows(lines, source)
-    header = next(rows)
+    table = read_table(text, source, RUN_COLUMNS["score"], MAX_SCORE_ROWS, what="runs")
+    header = table.header
     at = _find_columns(header, source)
     aliases = game_aliases(games)
     records, seen, agents, runs_of = [], {}, {}, {}
-    for (number, _), row in zip(lines[1:], rows):
+    for number, row in table.rows:
         where = f"{source}, line {number}"
-        if len(row) != len(header):  # an unquoted "1,234" is two cells, never the number 1
-            more = len(row) > len(header)
-            raise InputError(f"{where}: {len(row)} cells under a header of {len(header)} columns; "
-                             + ("quote values that contain commas (\"1,234\") or remove the extra cells" if more
-                                else "fill the missing cells"))
+        if len(row) < len(header):  # more cells than the header are refused by the gate ("1,234" is not 1)
+            raise InputError(f"{where}: {len(row)} cells under a header of {len(header)} columns: fill the "
+                             "missing cells")
         agent, seed = row[at["agent"]].strip(), row[at["seed"]].strip()
         if not agent:
             raise InputError(f"{where}, column 'agent': empty; name the agent these runs belong to")
@@ -83,7 +73,7 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
             game = resolve_game(row[at["game"]], aliases)
         except UnknownGameError as error:
             raise InputError(f"{where}, column 'game': {error}") from None
-        score = parse_score(row[at["score"]], f"{where}, column 'score'")
+        score = parse_number(row[at["score"]], f"{where}, column 'score'")
         runs_of[(agent, game)] = runs_of.get((agent, game), 0) + 1
         if runs_of[(agent, game)] > MAX_RUNS_PER_GAME:
             raise InputError(f"{where}: more than {MAX_RUNS_PER_GAME:,} runs of {game} for agent "
@@ -97,22 +87,6 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame) -> pd.DataFrame:
     if not records:
         raise InputError(f"{source}: no runs (only a header)")
     return pd.DataFrame.from_records(records, columns=["agent", "game_id", "seed", "score", "line"])
-
-
-def _rows(lines: list[tuple[int, str]], source: str):
-    """csv rows of ``lines``; a field over the csv module's limit is an InputError naming its line."""
-    reader = csv.reader([line for _, line in lines])
-    index = 0
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as error:
-            raise InputError(f"{source}, line {lines[min(index, len(lines) - 1)][0]}: {error}; a cell of a runs "
-                             "file is a name, a game, a seed or a score") from None
-        index += 1
-        yield row
 
 
 def read_runs(path: str | Path, games: pd.DataFrame) -> pd.DataFrame:

@@ -29,6 +29,27 @@ def _cmd_irt(args) -> int:
     return 0
 
 
+def aggregates_table(result):
+    """``aggregate --format markdown|latex``: per agent, IQM, median, mean and optimality gap with their intervals."""
+    from ..analyses.run_aggregates import METRICS
+    from ..data.limits import escaped
+    from .tables import Table
+
+    level = f"{100 * result.confidence:g}%"
+    table = result.metrics.set_index(["agent", "metric"])
+    rows = []
+    for agent, n_seeds in result.seeds.items():
+        cells = [f"{table.loc[(agent, m), 'estimate']:.3f} [{table.loc[(agent, m), 'low']:.3f}, "
+                 f"{table.loc[(agent, m), 'high']:.3f}]" for m in METRICS]
+        rows.append((escaped(agent), str(n_seeds), *cells))
+    notes = (f"Human-normalised score as a fraction (0 = random play, 1.0 = the average human) over "
+             f"{len(result.games)} games; [{level} interval]: percentile stratified bootstrap over seeds within each "
+             f"game, {result.n_resamples} resamples, seed {result.seed}.",
+             "Optimality gap: mean shortfall below human level (lower is better).")
+    return Table(("Agent", "Seeds", "IQM", "Median", "Mean", "Optimality gap"), tuple(rows), "lrrrrr",
+                 "Aggregate scores of the runs", notes, "tab:aggregates")
+
+
 def _cmd_aggregate(args) -> int:
     import json
 
@@ -53,7 +74,13 @@ def _cmd_aggregate(args) -> int:
                        dataset=load(args.path))
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
-    print(json.dumps(run_aggregates_as_dict(result), indent=2) if args.json else format_run_aggregates(result))
+    if args.format in ("markdown", "latex"):
+        from .tables import render
+
+        print(render(aggregates_table(result), args.format))
+    else:
+        print(json.dumps(run_aggregates_as_dict(result), indent=2) if args.json or args.format == "json"
+              else format_run_aggregates(result))
     if args.figure:
         from ..analyses.aggregate_figure import write_run_aggregates_figure
 
@@ -104,7 +131,9 @@ def add_analysis_commands(commands) -> None:
                                         "intervals, probability of improvement between agents, performance "
                                         "profiles, the ALE paper's score distribution and paired Welch tests.")
     p.add_argument("runs", help="CSV file with columns agent, game, seed, score (raw scores, any game spelling)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--json", action="store_true", help="print the result as JSON (as --format json)")
+    p.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text",
+                   help="text (default), json, or the aggregates as a paper-ready Markdown or LaTeX table")
     p.add_argument("--figure", metavar="PNG", default=None, help="also draw the intervals, profiles and "
                                                                  "P(X > Y) to this PNG (needs matplotlib)")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")

@@ -91,12 +91,15 @@ def _cmd_curves(args) -> int:
 
     from ..contributions.curves import curve_rows, read_runs, rule_text
     from ..data.errors import InputError
-    from ..data.frames import parse_budget
+    from ..data.frames import parse_budget, parse_training_budget
     from ..data.paths import output_file, write_output
     from ..data.writing import csv_text
 
     budgets = [parse_budget(b) for b in args.budgets.split(",") if b.strip()]
-    final = parse_budget(args.final)
+    try:
+        final = parse_training_budget(args.final)
+    except InputError as error:
+        raise InputError(f"--final: {error}") from None
     if args.points < 1:
         raise InputError("--points must be at least 1")
     if args.out:

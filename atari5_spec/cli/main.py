@@ -44,7 +44,7 @@ def version_text() -> str:
         lines += [f"data package {descriptor.get('version', '?')} at {root}",
                   "coefficient versions: " + ", ".join(v + (" (default)" if v == default else "") for v in versions)]
         data_major, code_major = str(descriptor.get("version", "?")).split(".")[0], __version__.split(".")[0]
-        if data_major != code_major:  # README "Versioning": the code's major version is the data's
+        if data_major != code_major:  # docs/data.md "Versioning": the code's major version is the data's
             lines.append(f"warning: atari5-spec {code_major}.x reads data packages {code_major}.x, this one is "
                          f"{descriptor.get('version', '?')}")
     except (OSError, ValueError, InputError) as error:

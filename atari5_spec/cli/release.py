@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from .options import add_package_option
 
@@ -26,7 +27,9 @@ CITE_HELP = "what to cite for a number computed with this install: BibTeX, CFF, 
 CITE_DESCRIPTION = """\
 Print the Atari-5 paper (Aitchison, Sweetser & Hutter, ICML 2023) and
 atari5-spec at this install's code, data package and coefficient versions, as
-BibTeX (default), CFF, APA or JSON, and the sentence to put next to the number.
+BibTeX (default), CFF, APA or JSON, and the sentence to put next to the number
+(with BibTeX, the sentence goes to standard error: `cite > refs.bib` gives a
+file of entries only, which pybtex, bibtexparser and BibTeX all read).
 --sources adds every source (data/sources.csv) of the rows the number depends
 on: the coefficient version's training rows, the held-out agents of its
 calibration and the normalisation constants. --signature SIG cites the
@@ -150,6 +153,8 @@ def _cmd_cite(args) -> int:
     result = cite.citation(args.coefficients, args.signature, args.sources)
     writer = {"bibtex": cite.as_bibtex, "cff": cite.as_cff, "apa": cite.as_apa, "json": cite.as_json}[args.format]
     print(writer(result), end="")
+    if args.format == "bibtex":  # BibTeX has no comments: the sentence goes beside the entries, not into the file
+        print(f"Next to the number: {result.sentence}", file=sys.stderr)
     return 0
 
 

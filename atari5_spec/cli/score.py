@@ -32,12 +32,20 @@ Games in any spelling: battle_zone, "Battle Zone", ALE/BattleZone-v5,
 BattleZoneNoFrameskip-v4, Q*bert, ...
 
 With several seeds per game the estimate uses each game's mean raw score and a
-bootstrap over seeds gives an interval (same --seed, same interval). Exit
-status: 0 ok, 1 bad input or the requested subset's games are missing."""
+bootstrap over seeds gives an interval (same --seed, same interval).
+
+The answer comes first: the estimate, its prediction interval, one line of
+evidence, the seeds and the line to paste (with --relative-to, the ratio and
+its decision before it). --explain adds everything behind it; --format
+markdown|latex gives paper-ready tables, --format json everything;
+--score-only the number alone. Exit status: 0 ok, 1 bad input or the requested
+subset's games are missing."""
 
 SCORE_EPILOG = """\
 examples:
   atari5-spec score scores.csv
+  atari5-spec score scores.csv --explain                          # everything behind the answer
+  atari5-spec score scores.csv --format latex                     # a table for the paper
   atari5-spec score --score "Battle Zone=31000" --score "Double Dunk=-1.5" \\
       --score "Name This Game=12000" --score Phoenix=8000 --score Q*bert=15000
   atari5-spec score runs.csv --relative-to rainbow_runs.csv --json
@@ -54,11 +62,19 @@ def _add_score_inputs(parser: argparse.ArgumentParser, required_games: str,
                         help="CSV or JSON file of raw scores (columns game, score[, seed]), or a submission folder "
                              "(contributions/<id>/); '-' reads standard input")
     parser.add_argument("--score", action="append", default=[], metavar="GAME=VALUE",
-                        help=f"a raw score, repeatable ({required_games}); VALUE may be v1,v2,... for several seeds")
+                        help=f"a raw score, repeatable ({required_games}); VALUE may be v1,v2,... for several seeds "
+                             "(a value that reads as one number with thousands separators, 15,000, is refused: "
+                             "write 15000, or '15, 0' for two seeds)")
     parser.add_argument("--subset", default="Atari-5", help=subset_help)
     parser.add_argument("--coefficients", default=None, metavar="VERSION",
                         help="pinned coefficient version, or a version directory (default: the index's default)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text (as --format json)")
+
+
+def _add_format(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--format", choices=("text", "json", "markdown", "latex"), default=None,
+                        help=f"text (default), json, or {what} as a paper-ready Markdown or LaTeX table "
+                             "(the LaTeX needs no package)")
 
 
 def add_scoring_commands(commands) -> None:
@@ -92,6 +108,12 @@ def add_scoring_commands(commands) -> None:
     p.add_argument("--frames", default=None, metavar="N",
                    help="training frames behind the scores (200M, 400k, 10M, 200e6); reports the version's measured error at "
                         "that budget")
+    _add_format(p, "the estimates and intervals (with --relative-to, the ratio too)")
+    p.add_argument("--explain", action="store_true",
+                   help="after the answer, everything behind it: calibration evidence, protocol checks, the per-game "
+                        "table, other subsets, the baseline's provenance")
+    p.add_argument("--score-only", action="store_true",
+                   help="print only the number (the estimate at its printed precision; with --relative-to, the ratio)")
     p.set_defaults(run=_cmd_score)
 
     p = commands.add_parser("predict", help=PREDICT_HELP, description=PREDICT_HELP[0].upper() + PREDICT_HELP[1:] + (
@@ -119,6 +141,7 @@ def add_scoring_commands(commands) -> None:
     p.add_argument("--sticky", dest="sticky", choices=("yes", "no", "unknown", "not-stated"), default=None,
                    help=argparse.SUPPRESS)
     p.add_argument("--frames", dest="frames", default=None, help=argparse.SUPPRESS)
+    _add_format(p, "the ranking")
     p.set_defaults(run=_cmd_leaderboard)
 
 
@@ -173,232 +196,29 @@ def _number(value: float | None, places: int = 1) -> str:
     return "n/a" if value is None else f"{value:,.{places}f}"
 
 
-def _interval_text(interval, confidence: float, places: int = 1) -> str:
-    return f"{confidence * 100:g}% interval {_number(interval[0], places)} to {_number(interval[1], places)}"
-
-
 def _warn(messages) -> None:
     for message in messages:
         print(f"warning: {message}", file=sys.stderr)
 
 
-# --- score ---------------------------------------------------------------------------------------------------
+def _output_format(args) -> str:
+    """--format, with --json its older spelling; refused when both disagree."""
+    from ..data.errors import InputError
 
-def _prediction_json(interval) -> dict | None:
-    if interval is None:
-        return None
-    out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in interval.as_dict().items()}
-    out["interval"] = [out["low"], out["high"]]
-    if getattr(interval, "row", None) is not None:  # the pinned interval table's row, by column name
-        out["row"] = interval.row._asdict()
-    return out
-
-
-def _seed_covers(interval, prediction) -> str:
-    """What the seed interval covers, or why there is none ('unknown: ...' with one seed)."""
-    from ..scoring.estimate import SEED_ONLY
-
-    if interval:
-        return SEED_ONLY
-    return prediction.seed_part if prediction is not None else "unknown: no seed interval"
-
-
-def _pi_text(pi, estimate=None) -> str:
-    """'95% prediction interval for the 57-game median 60.1 to 250.3 (in range)'."""
-    where = {"in range": "in range", "extrapolation": "EXTRAPOLATION: estimate below the range"}.get(pi.range)
-    return (f"{pi.level * 100:g}% prediction interval for the 57-game median {_number(pi.low)} to "
-            f"{_number(pi.high)}" + (f" ({where})" if where else ""))
-
-
-def _score_json(result, names: dict[str, str], relative=None, baseline_source: str | None = None,
-                own=None) -> dict:
-    """The JSON object of ``atari5-spec score --json``."""
-    given = list(result.games) + sorted(g for g in result.raw_means if g not in result.games)
-    out = {
-        "subset": result.subset,
-        "estimate": result.estimate,
-        "prediction_interval": _prediction_json(result.prediction_interval),
-        "seed_interval": list(result.interval) if result.interval else None,
-        "seed_interval_covers": _seed_covers(result.interval, result.prediction_interval),
-        "interval": list(result.interval) if result.interval else None,
-        "interval_is": "the seed interval (deprecated name; use seed_interval)",
-        "confidence": result.bootstrap.confidence if result.bootstrap else None,
-        "protocol": result.protocol._asdict() if result.protocol else None,
-        "signature": result.signature,
-        "coefficients": result.coefficients_version,
-        "rel_err_percent": result.rel_err_percent,
-        "meaning": "estimated median human-normalised score over the 57 games, in percent",
-        "games": [{"game_id": g, "name": names.get(g, g), "raw_mean": result.raw_means[g],
-                   "normalised": result.normalised[g], "n_seeds": result.n_seeds[g],
-                   "in_subset": g in result.games} for g in given if g in result.raw_means],
-        "bootstrap": result.bootstrap._asdict() if result.bootstrap else None,
-        "other_subsets": [{"subset": s.subset, "games": list(s.games), "estimate": s.estimate,
-                           "seed_interval": list(s.interval) if s.interval else None,
-                           "seed_interval_covers": _seed_covers(s.interval, s.prediction_interval),
-                           "prediction_interval": _prediction_json(s.prediction_interval), "signature": s.signature,
-                           "rel_err_percent": s.rel_err_percent} for s in result.other_subsets],
-        "not_computable": [{"subset": name, "missing": list(missing)}
-                           for name, missing in result.not_computable.items()],
-        "warnings": list(result.warnings),
-        "notes": list(result.notes),
-        "own_median": own._asdict() if own is not None else None,
-    }
-    if relative is not None:
-        from ..scoring.estimate import SEED_ONLY
-        from ..scoring.relative import RATIO_DEFINITION
-
-        ratio_pi = relative.prediction_interval
-        out["relative"] = {"baseline": baseline_source, "baseline_estimate": relative.baseline.estimate,
-                           "baseline_signature": relative.baseline.signature, "ratio": relative.ratio,
-                           "ratio_definition": RATIO_DEFINITION,
-                           "prediction_interval": _prediction_json(ratio_pi),
-                           "baseline_prediction_interval": _prediction_json(relative.baseline.prediction_interval),
-                           "interval": list(relative.interval) if relative.interval else None,
-                           "interval_covers": (SEED_ONLY if relative.interval else
-                                               "unknown: no seed interval for the ratio (a single seed for some game "
-                                               "of either agent, or no bootstrap)"),
-                           "signature": relative.signature,
-                           "same_setup": relative.same_setup,
-                           "baseline_entry": _entry_json(relative.baseline_entry),
-                           "baseline_protocol": (relative.baseline.protocol._asdict()
-                                                 if relative.baseline.protocol else None)}
-        if ratio_pi is not None:
-            evidence = ratio_pi.evidence
-            out["relative"]["prediction_interval"]["evidence"] = evidence._asdict() if evidence else None
-            out["relative"]["prediction_interval"]["reasons"] = list(ratio_pi.reasons)
-    return out
-
-
-def _entry_json(entry) -> dict | None:
-    if entry is None:
-        return None
-    return {"algorithm_id": entry.algorithm_id, "name": entry.name, "paper": entry.paper, "year": entry.year,
-            "source_id": entry.source_id, "source_title": entry.source_title, "scores": entry.scores,
-            "provenance": entry.provenance, "protocol": entry.protocol, "protocol_note": entry.protocol_note,
-            "exclusion": entry.exclusion or None, "exclusion_note": entry.exclusion_note or None}
-
-
-def _score_text(result, names: dict[str, str], own=None) -> list[str]:
-    lines = []
-    if result.estimate is not None:
-        lines.append(f"{result.subset} score: {_number(result.estimate)}")
-        lines.append("  = estimated median human-normalised score over the 57 games, in % (the pinned formula)")
-        pi = result.prediction_interval
-        if pi is not None:
-            lines.append(f"  prediction interval ({pi.level * 100:g}%): {_number(pi.low)} to {_number(pi.high)}: where "
-                         "the 57-game median lies, with the model's out-of-sample error"
-                         + {"in range": " (in range: estimate at or above 40)",
-                            "extrapolation": " (EXTRAPOLATION: estimate below 40, where the model was not fitted)"}.get(
-                             pi.range, ""))
-            lines.append(f"    calibrated on {pi.n_errors} out-of-sample errors ({pi.calibration}); measured "
-                         f"coverage: {pi.coverage}")
-            lines.append(f"    seed part: {pi.seed_part}")
-        if result.interval:
-            b = result.bootstrap
-            lines.append(f"  seed-only interval ({b.confidence * 100:g}%): {_number(result.interval[0])} to "
-                         f"{_number(result.interval[1])}: seed-to-seed variation only, NOT where the 57-game median "
-                         f"lies ({b.n_resamples:,} bootstrap resamples, seed {b.seed}; each game's seeds resampled "
-                         "with replacement, independently per game)")
-        if result.protocol is not None:
-            lines += [f"  protocol: {m}" for m in result.protocol.messages]
-        if own is not None:
-            lines.append(f"  {own.text()}")
-    else:
-        lines.append(f"{result.subset} score: not computable, missing "
-                     + ", ".join(result.not_computable[result.subset]))
-        if own is not None:
-            lines.append(f"  {own.text()}")
-    given = list(g for g in result.games if g in result.raw_means)
-    given += sorted(g for g in result.raw_means if g not in result.games)
-    lines += ["", f"  {'game':<20} {'raw score':>14} {'seeds':>6} {'normalised':>12}"]
-    for g in given:
-        lines.append(f"  {names.get(g, g):<20} {_number(result.raw_means[g], 2):>14} {result.n_seeds[g]:>6} "
-                     f"{_number(result.normalised[g]):>11}%")
-    if result.other_subsets:
-        lines += ["", "Other subsets from these games (estimate; where the 57-game median lies; seed part):"]
-        for s in result.other_subsets:
-            pi = s.prediction_interval
-            lines.append(f"  {s.subset:<12} {_number(s.estimate):>10}   "
-                         + (_pi_text(pi) if pi else "no prediction interval (withheld or no calibration: see the notes)"))
-            seed = (f"seed-only {_interval_text(s.interval, result.bootstrap.confidence)} (seed noise only)"
-                    if s.interval else "seed part " + _seed_covers(None, pi).split(":")[0])
-            lines.append(f"  {'':<12} {'':>10}   {seed}   {s.signature}")
-    missing = {k: v for k, v in result.not_computable.items() if k != result.subset}
-    if missing:
-        lines += ["", "Not computable (games not given):"]
-        lines += [f"  {name:<12} needs {', '.join(games)}" for name, games in missing.items()]
-    lines += [f"note: {note}" for note in result.notes]
-    if result.signature:
-        pi = result.prediction_interval
-        ci = f" ({pi.level * 100:g}% prediction interval {_number(pi.low)} to {_number(pi.high)})" if pi else ""
-        lines += ["", "Paste this line in your paper (the signature pins coefficients, calibration, constants and "
-                  "method; `atari5-spec signature check` verifies it):",
-                  f"  {result.subset} score {_number(result.estimate)}{ci}  [{result.signature}]",
-                  f"Compare {result.subset} scores only with {result.subset} scores (see `atari5-spec leaderboard`), "
-                  "never with 57-game medians (paper section 8)."]
-    return lines
-
-
-def _see_also(entry) -> list[str]:
-    if entry is None or not entry.exclusion:
-        return []
-    return [f"  the entry is marked {entry.exclusion}: {entry.exclusion_note}"
-            + (f" (--relative-to {entry.see_also[0]})" if entry.see_also else "")]
-
-
-def _relative_text(relative, baseline_source: str) -> list[str]:
-    subset = relative.agent.subset
-    if relative.ratio is None:
-        return ["", f"Relative to {baseline_source}: not computable, the baseline lacks "
-                + ", ".join(relative.baseline.not_computable.get(subset, ()))] + _see_also(relative.baseline_entry)
-    from ..scoring.relative import RATIO_DEFINITION
-
-    ratio_pi = relative.prediction_interval
-    lines = ["", f"Relative to the baseline ({baseline_source}): {relative.ratio:.3f}",
-             f"  ratio = {RATIO_DEFINITION}"]
-    entry = relative.baseline_entry
-    if entry is not None:
-        lines += [f"  baseline: {entry.describe()}",
-                  f"    protocol: {entry.protocol_text()}",
-                  "    numbers: " + ", ".join(f"{g} {entry.scores[g]:g} ({entry.provenance[g]})"
-                                             for g in relative.baseline.games if g in entry.scores)]
-        if entry.exclusion:
-            lines.append(f"    note: the entry is marked {entry.exclusion}: {entry.exclusion_note}")
-    if relative.baseline.protocol is not None:
-        lines += [f"  baseline protocol: {m}" for m in relative.baseline.protocol.messages]
-    if ratio_pi is not None:
-        design = (" (same setup: both agents in one codebase and protocol)" if ratio_pi.design == "same setup"
-                  else "")
-        lines += [f"  {ratio_pi.level * 100:g}% prediction interval for the ratio of the true 57-game medians"
-                  f"{design}: {ratio_pi.low:.3f} to {ratio_pi.high:.3f}: {ratio_pi.statement}",
-                  f"    measured coverage: {ratio_pi.coverage}", f"    seed part: {ratio_pi.seed_part}"]
-    elif relative.agent.prediction_interval is None or relative.baseline.prediction_interval is None:
-        # a single interval withheld (its coverage cannot be measured there): no ratio interval, no direction
-        who = " and ".join(w for w, r in (("the agent's", relative.agent), ("the baseline's", relative.baseline))
-                           if r.estimate is not None and r.prediction_interval is None) or "an agent's"
-        lines.append(f"  no prediction interval for the ratio: cannot be decided here ({who} own 57-game median "
-                     "interval is withheld or missing; the notes say why)")
-    else:
-        lines.append("  no prediction interval for the ratio (no calibration, or an estimate at or below 0)")
-    if relative.interval:
-        lines.append(f"  seed-only {_interval_text(relative.interval, relative.agent.bootstrap.confidence, 3)} "
-                     "(seed noise only, NOT where the ratio of the 57-game medians lies)")
-    bpi = relative.baseline.prediction_interval
-    lines += [f"  your {subset} {_number(relative.agent.estimate)} / baseline {subset} "
-              f"{_number(relative.baseline.estimate)}, same coefficients and settings (paper Table 5)"
-              + (f"; baseline {_pi_text(bpi)}" if bpi else ""),
-             f"  baseline signature: {relative.baseline.signature}",
-             f"  ratio signature:    {relative.signature}"]
-    return lines
+    if getattr(args, "json", False):
+        if args.format not in (None, "json"):
+            raise InputError(f"--json and --format {args.format} disagree: give one of them")
+        return "json"
+    return args.format or "text"
 
 
 def _whole_frames(value: str) -> int:
     """--frames in the units people write (200M, 400k, 200e6), with a note when it looks like agent steps."""
     from ..data.errors import InputError
-    from ..data.frames import agent_steps_note, parse_budget
+    from ..data.frames import agent_steps_note, parse_training_budget
 
     try:
-        frames = parse_budget(value)
+        frames = parse_training_budget(value)
     except InputError as error:
         raise InputError(f"--frames: {error}") from None
     note = agent_steps_note(frames)
@@ -439,8 +259,12 @@ def _baseline(value: str):
 def _cmd_score(args) -> int:
     from ..data.errors import InputError
     from ..scoring.estimate import as_coefficient_set, games_table, not_computable_message, score
-    from ..scoring.own_median import own_median
+    from . import score_output as output
+    from .tables import render
 
+    form = _output_format(args)
+    if args.score_only and (form != "text" or args.explain):
+        raise InputError("--score-only prints the number alone: leave out --format, --json and --explain")
     observations = _observations(args)
     coefficients = as_coefficient_set(args.coefficients)
     settings = dict(subset=args.subset, coefficients=coefficients, n_bootstrap=args.bootstrap,
@@ -471,18 +295,25 @@ def _cmd_score(args) -> int:
     if result.estimate is not None and not math.isfinite(result.estimate):  # no citable signature for inf
         raise InputError(f"the {result.subset} estimate of these scores is not a finite number: check the scores' "
                          "scale (raw game scores, not normalised)")
-    table = games_table()
-    names = {row["game_id"]: row["name"] for row in table}
-    own = own_median(result, table)
+    names = {row["game_id"]: row["name"] for row in games_table()}
     _warn(result.warnings)
     if relative is not None:
         _warn(f"baseline: {w}" for w in relative.baseline.warnings)
-    if args.json:
-        print(json.dumps(_score_json(result, names, relative, args.relative_to, own), indent=2, allow_nan=False))
+    if form == "json":
+        print(json.dumps(output.score_json(result, names, relative, args.relative_to), indent=2, allow_nan=False))
+    elif form in ("markdown", "latex"):
+        print("\n\n".join(render(table, form) for table in output.score_tables(result, relative, args.relative_to)))
+    elif args.score_only:
+        print(output.score_only(result, relative))
     else:
-        lines = _score_text(result, names, own)
+        lines = []
         if relative is not None:
-            lines += _relative_text(relative, args.relative_to)
+            lines += output.ratio_answer_lines(relative, args.relative_to) + [""]
+        lines += output.answer_lines(result, more=not args.explain)
+        if args.explain:
+            lines += [""] + output.explain_lines(result, names)
+            if relative is not None:
+                lines += output.relative_explain_lines(relative, args.relative_to)
         print("\n".join(lines))
     if result.estimate is None:
         raise InputError(not_computable_message(result))
@@ -519,16 +350,67 @@ def _cmd_predict(args) -> int:
 
 # --- leaderboard ---------------------------------------------------------------------------------------------
 
+def leaderboard_table(board):
+    """``leaderboard --format markdown|latex``: the ranked rows (reference lines unranked, the user's agent at its
+    rank), with what each column measures in the notes and the signature."""
+    from ..data.frames import format_frames
+    from ..data.limits import printable
+    from ..scoring.ranking import COMPARISON_ADVICE, MIN_GAMES_FOR_MEDIAN
+    from .tables import Table
+
+    field = board.field
+    first = board.subset if field is None else field.column_label
+
+    def shown(value):
+        return "-" if value is None else str(value)
+
+    def cells(row, rank: str) -> tuple[str, ...]:
+        label = printable(row.name) if row.kind == "agent" else f"{printable(row.name)} (reference)"
+        frames = "-" if row.training_frames is None else format_frames(int(row.training_frames))
+        value = row.estimate if field is None else row.field_median
+        return ((rank, label, _number(value)) + ((_number(row.estimate),) if field is not None else ())
+                + (_number(row.median), str(row.n_games), shown(row.regime), frames,
+                   shown(row.sticky_action_probability)))
+
+    rows, references = [], list(board.references)
+    user_value = board.user_estimate if field is None else board.user_field_median
+    for row in board.rows:
+        while references and references[0].estimate > row.estimate:
+            rows.append(cells(references.pop(0), "-"))
+        if user_value is not None and row.rank == board.user_rank:
+            rows.append(("->", "your agent", _number(user_value))
+                        + ((_number(board.user_estimate),) if field is not None else ())
+                        + (_number(board.user_median), "", "", "", ""))
+        rows.append(cells(row, str(row.rank)))
+    rows += [cells(r, "-") for r in references]
+    columns = (("Rank", "Algorithm", first) + ((board.subset,) if field is not None else ())
+               + (f"Median (>= {MIN_GAMES_FOR_MEDIAN} of 57 games)", "Games", "Regime", "Frames", "Sticky"))
+    notes = [f"{first}: " + (f"estimated 57-game median human-normalised score (%), coefficients "
+                             f"{board.coefficients_version}" if field is None else f"the {field.statistic}"),
+             f"Median: each entry's own median human-normalised score (%) over the games of the 57 it has, shown "
+             f"from {MIN_GAMES_FOR_MEDIAN} games; Sticky: sticky-action probability ('-': the source does not say).",
+             COMPARISON_ADVICE, f"Signature: {board.signature}"]
+    caption = (f"{board.subset} leaderboard" if field is None else f"{field.regime} field") + (
+        f" ({', '.join(board.filters)})" if board.filters else "")
+    return Table(columns, tuple(rows), "rl" + "r" * (len(columns) - 2), caption, tuple(notes), "tab:atari5-leaderboard")
+
+
 def _cmd_leaderboard(args) -> int:
     from ..data.frames import format_frames
     from ..data.limits import printable
     from ..scoring.ranking import COMPARISON_ADVICE, MIN_GAMES_FOR_MEDIAN, leaderboard
 
+    form = _output_format(args)
     observations = _observations(args, required=False)
     board = leaderboard(observations or None, subset=args.subset, coefficients=args.coefficients,
                         regime=args.regime, sticky=args.sticky,
                         frames=None if args.frames is None else _whole_frames(args.frames))
-    if args.json:
+    if form in ("markdown", "latex"):
+        from .tables import render
+
+        print(render(leaderboard_table(board), form))
+        return 0
+    if form == "json":
         print(json.dumps({"subset": board.subset, "coefficients": board.coefficients_version,
                           "signature": board.signature, "advice": COMPARISON_ADVICE,
                           "ranked_by": board.ranked_by,
@@ -560,7 +442,8 @@ def _cmd_leaderboard(args) -> int:
     if board.unranked:
         print(f"Not ranked ({board.n_in_dataset - len(board.rows)}): "
               + "; ".join(f"{n} {why}" for why, n in board.unranked) + ".")
-    print(f"The 57-game median is shown for orientation where an algorithm has >= {MIN_GAMES_FOR_MEDIAN} games; "
+    print(f"The median column is each algorithm's own median over the games of the 57 it has, shown for orientation "
+          f"from {MIN_GAMES_FOR_MEDIAN} games; "
           "the protocol columns say how the numbers were made ('-': the source does not say).")
     if board.other_regimes:
         print(f"Entries with short training budgets ({', '.join(board.other_regimes)}) are ranked among their peers: "

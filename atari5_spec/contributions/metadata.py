@@ -348,6 +348,17 @@ def metadata_problems(data: Any, node, schema: dict, label: str, this_year: int)
                                 f"the year {year} is in the future", "give the year the paper was published"))
     protocol = data.get("protocol") if isinstance(data.get("protocol"), dict) else {}
     frames, regime = protocol.get("training_frames"), protocol.get("regime")
+    if isinstance(frames, int) and not isinstance(frames, bool) and frames >= 1 and \
+            "protocol.training_frames" not in flagged:
+        from ..data.frames import training_budget_problem
+
+        unitless = training_budget_problem(frames)  # YAML integers carry no unit: 200 is not a budget
+        if unitless:
+            message = unitless.split(": ", 1)[0]
+            problems.append(Problem(label, _key_line(node, ["protocol", "training_frames"]),
+                                    "protocol.training_frames", message,
+                                    "write the budget in emulator frames as a whole number (200000000 for 200M; "
+                                    "Atari 100k is 400000)"))
     if isinstance(frames, int) and isinstance(regime, str) and "protocol.regime" not in flagged:
         from ..data.validation import regime_label
 

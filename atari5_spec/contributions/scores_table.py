@@ -7,12 +7,11 @@ import difflib
 import io
 import math
 import re
-from decimal import Decimal
 from typing import Any
 
-from ..data.errors import InputError
 from ..data.ids import UnknownGameError, game_aliases, resolve_game
-from ..data.limits import ASCII_INTEGER, MAX_NUMBER_CHARS, control_character_problem, non_ascii_digit, score_problem
+from ..data.input_gate import delimiter_problem, number_problem, row_width_problem
+from ..data.limits import ASCII_INTEGER, MAX_NUMBER_CHARS, control_character_problem, non_ascii_digit
 from ..data.rawvalues import split_spread
 from ..data.validation import Problem
 from .metadata import formula_problem
@@ -48,42 +47,10 @@ def _records(text: str):
 
 
 def score_text_problem(text: str) -> tuple[str, str] | None:
-    """(message, fix) when a score cell is not a plain finite number; None when it is."""
-    from ..scoring.input import parse_score  # accepted exactly when `atari5-spec score` accepts it
-
-    try:
-        parse_score(text, "score")
-        return None
-    except InputError:
-        pass  # say what is wrong, and how to write it
-    if not text:
-        return "the score is empty", "write the published score, or remove the row"
-    digit = non_ascii_digit(text)
-    if digit:
-        return (f"{text!r} has the non-ASCII digit {digit!r} (U+{ord(digit):04X})",
-                "type the number again with the ASCII digits 0-9 (not full-width or another script's digits)")
-    if NUMBER.fullmatch(text):
-        if len(text) > MAX_NUMBER_CHARS:
-            return (f"{text[:20]!r}... has {len(text):,} characters, more than the limit of {MAX_NUMBER_CHARS}",
-                    "write the score as the paper prints it")
-        if not math.isfinite(float(text)):
-            return f"{text!r} is too large to be a finite number", "check the exponent"
-        return score_problem(float(text)) or f"{text!r} is not a plausible score", "check the exponent and the scale"
-    suffix = re.fullmatch(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))\s*([kKmM])", text)
-    if suffix:
-        factor = 1000 if suffix.group(2) in "kK" else 1_000_000
-        full = Decimal(suffix.group(1)) * factor
-        return (f"{text!r} uses a thousands suffix",
-                f"write the full number, {format(full.normalize(), 'f')} (scores.csv holds plain numbers)")
-    if re.fullmatch(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", text):
-        return f"{text!r} has thousands separators", f"write {text.replace(',', '')}"
-    if re.fullmatch(r"[+-]?[0-9]+,[0-9]+", text):
-        return f"{text!r} uses ',' as decimal mark", f"write {text.replace(',', '.')}"
-    if text.strip("+-").lower() in ("nan", "inf", "infinity"):
-        return f"{text!r} is not a finite number", "give the published finite score, or leave the game out"
-    if "\u2212" in text:
-        return f"{text!r} uses a Unicode minus sign", f"write {text.replace(chr(0x2212), '-')} with an ASCII '-'"
-    return f"{text!r} is not a number", "write the raw score as a plain number (digits, '.', optional sign)"
+    """(message, fix) when a score cell is not a plain finite number; None when it is (the input gate's rule,
+    the one `score` and `aggregate` apply)."""
+    problem = number_problem(text)
+    return None if problem is None else tuple(problem)
 
 
 MAX_INT64 = 2 ** 63 - 1  # pandas stores integer columns in 64 bits
@@ -142,11 +109,9 @@ def header_problems(header: list[str], table_schema: dict, label: str) -> list[P
     names = [f["name"] for f in table_schema["fields"]]
     required = [f["name"] for f in table_schema["fields"] if f.get("constraints", {}).get("required")]
     problems = []
-    if len(header) == 1:
-        for delimiter, spoken in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
-            if delimiter in header[0]:
-                return [Problem(label, 1, None, f"the columns are separated by {spoken}, not commas",
-                                f"save the file as comma-separated values: {','.join(required)}")]
+    separated = delimiter_problem(header)
+    if separated:
+        return [Problem(label, 1, None, separated.message, f"{separated.fix}: {','.join(required)}")]
     renamed = set()
     for column in header:
         if column not in names:
@@ -223,14 +188,10 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
     if cells[0].lstrip().startswith("#"):
         return None, [Problem(label, line, None, "comment lines are not part of CSV",
                               "remove the line; put remarks in metadata.yaml under notes")]
+    wide = row_width_problem(cells, header, header.index("score"))
+    if wide:
+        return None, [Problem(label, line, "score" if "thousands" in wide.message else None, *wide)]
     if len(cells) != len(header):
-        score_at, extra = header.index("score"), len(cells) - len(header)
-        joined = ",".join(cells[score_at:score_at + extra + 1]) if extra > 0 else ""
-        if extra > 0 and len(joined) <= MAX_CELL_CHARS and \
-                re.fullmatch(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", joined.strip()):
-            return None, [Problem(label, line, "score", f"{joined.strip()!r} has a thousands separator ',' "
-                                                        f"that splits it into {extra + 1} columns",
-                                  f"write {joined.strip().replace(',', '')}")]
         return None, [Problem(label, line, None, f"{len(cells)} cells, but the header has {len(header)} columns",
                               "give one value per column (leave optional cells empty); quote text containing commas")]
     values = {column: cell.strip() for column, cell in zip(header, cells)}

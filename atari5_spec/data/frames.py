@@ -14,7 +14,7 @@ from .errors import InputError
 
 STANDARD_EPISODE_FRAMES = 108_000  # 30 minutes at 60 frames per second: the standard evaluation episode cap
 
-__all__ = ["format_frames", "parse_budget", "agent_steps_note"]
+__all__ = ["format_frames", "parse_budget", "parse_training_budget", "training_budget_problem", "agent_steps_note"]
 
 ATARI_100K_FRAMES = 400_000  # 100k agent steps at frame skip 4: the smallest budget published results use
 
@@ -41,6 +41,27 @@ def parse_budget(text: str) -> int:
     if not math.isfinite(value) or value < 1 or value != int(value):
         raise InputError(f"budget {text!r} must be a positive whole number of frames")
     return int(value)
+
+
+def training_budget_problem(frames: int) -> str | None:
+    """Why a training budget written without a unit cannot be one (None when it can): it is below Atari 100k."""
+    if frames >= ATARI_100K_FRAMES:
+        return None
+    return (f"{frames:,} frames is below every published training budget (the smallest, Atari 100k, is "
+            f"{ATARI_100K_FRAMES:,} frames): write the unit, e.g. {frames}M for {frames} million frames or "
+            f"{frames}k for {frames} thousand, or give agent steps x 4 (frame skip) in frames")
+
+
+def parse_training_budget(text: str) -> int:
+    """:func:`parse_budget` for a training budget: a plain number below any published budget (``200``: the M
+    forgotten) is refused, never read as 200 frames; with a unit (``200k``) it is read as written."""
+    frames = parse_budget(text)
+    cleaned = str(text).strip().replace("_", "")
+    if cleaned[-1:].isdigit() and "e" not in cleaned.lower():
+        problem = training_budget_problem(frames)
+        if problem:
+            raise InputError(f"budget {text!r}: {problem}")
+    return frames
 
 
 def agent_steps_note(frames: int) -> str | None:

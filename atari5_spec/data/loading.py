@@ -13,7 +13,7 @@ from .datapackage import package_root, read_descriptor, resource_path, schema_of
 from .errors import InputError
 from .paths import read_regular_file
 
-__all__ = ["Dataset", "load", "read_table", "TableReadError", "PANDAS_DTYPES", "TABLES", "present_tables"]
+__all__ = ["Dataset", "load", "open_dataset", "fit_score_rows", "SCORE_ROWS", "read_table", "TableReadError", "PANDAS_DTYPES", "TABLES", "present_tables"]
 
 # Frictionless field type -> pandas dtype (nullable, so that missing stays missing).
 PANDAS_DTYPES = {"string": "string", "number": "float64", "integer": "Int64", "boolean": "boolean"}
@@ -33,13 +33,21 @@ class Dataset(NamedTuple):
     protocol_evidence: pd.DataFrame | None = None  # where each protocol fact is stated (data package 1.25)
     cross_checks: pd.DataFrame | None = None    # one algorithm's numbers from two sources, compared (1.25)
     benchmark_games: pd.DataFrame | None = None  # the games of a benchmark other than the 57: Atari 100k (1.32)
+    score_rows: str = "all"  # which rows ``scores`` holds: "all" (the file), or "fit" (one per algorithm and game)
+
+    def complete(self) -> "Dataset":
+        """This dataset with every score row (read again when ``scores`` holds the fit's rows only): what
+        validation and fitting need."""
+        return self if self.score_rows == "all" else load(self.root)
 
     def _tables(self) -> list[tuple[str, pd.DataFrame]]:
         return [(name, getattr(self, name)) for name in TABLES if getattr(self, name) is not None]
 
     def __repr__(self) -> str:
         """One line (the default repr printed every table in full): version, folder, rows per table."""
-        sizes = ", ".join(f"{name} {len(frame):,}" for name, frame in self._tables())
+        sizes = ", ".join(f"{name} {len(frame):,}" + (" (one per algorithm and game, the fit's; scores='all' for every "
+                                                       "row)" if name == "scores" and self.score_rows == "fit" else "")
+                          for name, frame in self._tables())
         return f"Dataset(data package {self.version} at {self.root}; rows: {sizes})"
 
     def _repr_html_(self) -> str:
@@ -144,8 +152,54 @@ def read_table(path: Path | str, schema: dict, data: bytes | None = None) -> pd.
     return frame
 
 
+SCORE_ROWS = ("fit", "all")
+
+
+def fit_score_rows(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per algorithm and game: the row the fits use (``use_in_fit``, not superseded; of rows that agree,
+    the first by score_id). Pairs with no such row (a game outside the 57, a number kept only for the record)
+    are left out. The original index is kept, so a row can be found among all rows."""
+    superseded = set(scores["supersedes"].dropna().astype(int))
+    keep = scores["use_in_fit"].fillna(False).astype(bool) & ~scores["score_id"].isin(superseded)
+    rows = scores[keep].sort_values("score_id", kind="stable")
+    return rows[~rows.duplicated(["algorithm_id", "game_id"], keep="first")]
+
+
+def open_dataset(path: str | Path | None = None, *, scores: str = "fit") -> Dataset:
+    """The data package for a notebook (``atari5_spec.load``): ``scores`` holds one row per algorithm and game.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        A data package folder (default: the package you are in, else the installed copy).
+    scores : {"fit", "all"}, default "fit"
+        ``"fit"``: ``data.scores`` holds, per algorithm and game, the one row the fits use (``use_in_fit``, not
+        superseded), so a pivot or a median counts each number once. ``"all"``: every row of data/scores.csv
+        (numbers from several sources, superseded and corrected rows, rows kept for the record), as validation
+        and fitting read it.
+
+    Examples
+    --------
+    >>> import atari5_spec
+    >>> data = atari5_spec.load()
+    >>> bool(data.scores.duplicated(["algorithm_id", "game_id"]).any())
+    False
+    >>> len(atari5_spec.load(scores="all").scores) > len(data.scores)
+    True
+    """
+    if scores not in SCORE_ROWS:
+        raise InputError(f"scores={scores!r}: give 'fit' (one row per algorithm and game) or 'all' (every row)")
+    dataset = load(path)
+    if scores == "all":
+        return dataset
+    return dataset._replace(scores=fit_score_rows(dataset.scores), score_rows="fit")
+
+
 def load(path: str | Path | None = None) -> Dataset:
-    """Load the data package (by default the copy installed with atari5_spec).
+    """Load the data package with every row of every table (by default the copy installed with atari5_spec).
+
+    This is what validation, fitting and the commands read. ``atari5_spec.load`` (:func:`open_dataset`) gives
+    the notebook view, one score row per algorithm and game unless ``scores="all"``.
 
     Parameters
     ----------
@@ -168,8 +222,8 @@ def load(path: str | Path | None = None) -> Dataset:
 
     Examples
     --------
-    >>> import atari5_spec
-    >>> data = atari5_spec.load()
+    >>> from atari5_spec.data.loading import load
+    >>> data = load()
     >>> list(data.scores.columns[:3])          # one row per published number
     ['score_id', 'algorithm_id', 'game_id']
     """

@@ -546,7 +546,7 @@ def _validate_once(path: str | Path | None = None, structure=None, data: Dataset
     # Frictionless runs on the other core while this process loads and runs pandera.
     structure = structure or in_background(frictionless_problems, root)
     try:
-        data = data if data is not None else load(root)
+        data = data.complete() if data is not None else load(root)
     except TableReadError as error:
         problems = structure()
         seen = {(p.file, p.row, p.column) for p in problems}

@@ -86,6 +86,7 @@ def training_rows(dataset, rule: InclusionRule = PAPER_RULE, pool_only: bool = F
     ``pool_only`` restricts the candidates to the paper's raw pool (entries with
     in_paper_pool), which is how the paper's own training table was made.
     """
+    dataset = dataset.complete() if hasattr(dataset, "complete") else dataset  # every row, as pinned
     algorithms = dataset.algorithms
     if pool_only:
         algorithms = algorithms[algorithms["in_paper_pool"].astype(bool)]

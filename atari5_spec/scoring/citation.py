@@ -30,11 +30,16 @@ from ..method.calibration import read_calibration
 from ..method.pinned import load_coefficient_set
 from .signature import data_package_version, parse_signature
 
-__all__ = ["Citation", "Source", "citation", "as_bibtex", "as_cff", "as_apa", "as_json", "DOI", "PAPER",
+__all__ = ["Citation", "Source", "citation", "as_bibtex", "as_cff", "as_apa", "as_json", "DOI", "REPOSITORY_URL",
+           "PAPER",
            "SOFTWARE_TITLE", "FORMATS"]
 
 # Set at the release that first gets an archive DOI (CONTRIBUTING.md, "Releasing"); None until then.
 DOI: str | None = None
+# The repository's public address: the one project URL field, kept equal to pyproject.toml [project.urls]
+# Source and CITATION.cff repository-code (tests/test_citation.py). None until the repository has its public
+# address (CONTRIBUTING.md, "Releasing", step 3): no placeholder is ever printed.
+REPOSITORY_URL: str | None = None
 FORMATS = ("bibtex", "cff", "apa", "json")
 SOFTWARE_TITLE = "atari5-spec: the Atari-5 benchmark as a data package and reference implementation"
 SOFTWARE_AUTHOR = "atari5-spec contributors"
@@ -183,12 +188,22 @@ def _software_key(c: Citation) -> str:
     return "atari5spec" + c.code_version.replace(".", "_")
 
 
+def _pinned_text(pinned: str) -> str:
+    """'paper-2023@071b0e4b' -> 'paper-2023 (digest 071b0e4b)': no '@' reaches a BibTeX file."""
+    name, _, digest = pinned.partition("@")
+    return f"{name} (digest {digest})" if digest else name
+
+
 def _software_note(c: Citation) -> str:
-    note = f"Version {c.code_version}; data package {c.data_version}; coefficient version {c.coefficients}"
-    return note + (f"; calibration {c.calibration}" if c.calibration else "")
+    note = (f"Version {c.code_version}; data package {c.data_version}; coefficient version "
+            f"{_pinned_text(c.coefficients)}")
+    return note + (f"; calibration {_pinned_text(c.calibration)}" if c.calibration else "")
 
 
 def as_bibtex(c: Citation) -> str:
+    """BibTeX entries only (the paper, this software, with ``sources`` the data's sources): no text outside
+    them and no '@' inside them, so pybtex, bibtexparser and BibTeX itself read the same entries. The sentence
+    to put next to the number (with the signature) is :attr:`Citation.sentence`; the command prints it apart."""
     paper = _bib_entry("inproceedings", PAPER["key"], [
         ("author", " and ".join(f"{family}, {given}" for family, given in PAPER["authors"])),
         ("title", "{Atari-5}: Distilling the {Arcade Learning Environment} down to Five Games"),
@@ -199,7 +214,7 @@ def as_bibtex(c: Citation) -> str:
                                                                           "as a data package and reference "
                                                                           "implementation"),
                        ("year", c.release_date[:4] if c.release_date else ""), ("version", c.code_version),
-                       ("note", _bib_value(_software_note(c)))]
+                       ("url", REPOSITORY_URL or ""), ("note", _bib_value(_software_note(c)))]
     software_fields = [f for f in software_fields if f[1]]
     if DOI:
         software_fields.append(("doi", DOI))
@@ -211,25 +226,13 @@ def as_bibtex(c: Citation) -> str:
         fields.append(("howpublished", _bib_value(f"https://github.com/{s.repository}") if s.repository else ""))
         fields.append(("note", _bib_value(_source_note(s))))
         blocks.append(_bib_entry("misc", "source-" + s.source_id, [f for f in fields if f[1]]))
-    comment = "\n".join("% " + line for line in _wrap("Next to the number: " + c.sentence, 100))
-    return "\n\n".join(blocks) + "\n\n" + comment + "\n"
+    return "\n\n".join(blocks) + "\n"
 
 
 def _source_note(s: Source) -> str:
-    where = f"{s.repository}@{s.commit[:12]}" if s.repository and s.commit else s.repository
+    where = f"{s.repository} at commit {s.commit[:12]}" if s.repository and s.commit else s.repository
     return (f"atari5-spec source {s.source_id} ({s.kind}); {s.n_rows} rows used; from {where}"
             + (f", {s.path}" if s.path else "") + (f"; licence {s.licence}" if s.licence else ""))
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    lines, line = [], ""
-    for word in text.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return lines + [line]
 
 
 # --- CFF, APA, JSON ----------------------------------------------------------------------------------------------
@@ -249,6 +252,8 @@ def as_cff(c: Citation) -> str:
              f"abstract: {_yaml_string(_software_note(c) + '.')}",
              "authors:", f"  - name: {_yaml_string(SOFTWARE_AUTHOR)}",
              "license:", "  - MIT", "  - CC-BY-SA-4.0"]
+    if REPOSITORY_URL:
+        lines += [f"repository-code: {_yaml_string(REPOSITORY_URL)}", f"url: {_yaml_string(REPOSITORY_URL)}"]
     if DOI:
         lines.append(f"doi: {_yaml_string(DOI)}")
     lines += ["preferred-citation:", "  type: conference-paper", f"  title: {_yaml_string(PAPER['title'])}",
@@ -289,6 +294,7 @@ def as_json(c: Citation) -> str:
     out = {"paper": {k: (list(map(list, v)) if k == "authors" else v) for k, v in PAPER.items()},
            "software": {"title": SOFTWARE_TITLE, "author": SOFTWARE_AUTHOR, "version": c.code_version,
                         "date_released": c.release_date, "data_version": c.data_version,
-                        "coefficients": c.coefficients, "calibration": c.calibration, "doi": DOI},
+                        "coefficients": c.coefficients, "calibration": c.calibration, "doi": DOI,
+                        "repository": REPOSITORY_URL},
            "sources": [s._asdict() for s in c.sources], "sentence": c.sentence}
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"

@@ -141,6 +141,7 @@ class ScoreResult(NamedTuple):
     prediction_interval: PredictionInterval | None = None
     protocol: ProtocolCheck | None = None
     interval_row: IntervalRow | None = None  # the pinned interval table's row: half-width, claim, evidence counts
+    own_median: Any = None  # OwnMedian: the agent's own median over its given games of the 57 (40 or more)
 
     @property
     def seed_interval(self) -> SeedInterval | None:
@@ -596,7 +597,11 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     if result.estimate is None and not partial:
         raise InputError(not_computable_message(result) + (" (partial=True returns them)" if result.other_subsets
                                                            else ""))
-    return result
+    from .own_median import median_over
+
+    canonical = [row["game_id"] for row in games_table() if row.get("in_57", "").lower() == "true"]
+    return result._replace(own_median=median_over(canonical, result.normalised, result.estimate,
+                                                  result.prediction_interval))
 
 
 def not_computable_message(result: ScoreResult) -> str:

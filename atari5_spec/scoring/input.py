@@ -26,7 +26,6 @@ Accepted forms (columns/keys are case-insensitive):
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 import os
@@ -35,29 +34,16 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 from ..data.errors import InputError
 from ..data.ids import UnknownGameError, resolve_game
-from ..data.limits import (
-    ASCII_NUMBER,
-    MAX_NUMBER_CHARS,
-    MAX_RUNS_PER_GAME,
-    MAX_SCORE_FILE_BYTES,
-    MAX_SCORE_ROWS,
-    load_json,
-    non_ascii_digit,
-    score_problem,
-)
+from ..data.input_gate import parse_number, read_table, split_score_argument
+from ..data.limits import MAX_RUNS_PER_GAME, MAX_SCORE_FILE_BYTES, MAX_SCORE_ROWS, load_json
 from ..data.paths import read_regular_file
 
 __all__ = ["Observation", "read_scores_file", "observations_from_text", "observations_from_arguments",
-           "observations_from_object", "group_runs", "parse_score"]
+           "observations_from_object", "group_runs"]
 
 GAME_COLUMNS = ("game", "env", "environment", "game_id")
 SCORE_COLUMNS = ("score", "return", "value")
 SEED_COLUMNS = ("seed", "run")
-
-# Plain decimal or scientific notation in ASCII digits. Stricter than float(), which would
-# also take "1_000", "nan", "inf" and full-width digits: those get their own messages.
-_NUMBER = ASCII_NUMBER
-
 
 class Observation(NamedTuple):
     """One raw score as given: the game as spelled, the score (text or number), the seed, and where."""
@@ -66,37 +52,7 @@ class Observation(NamedTuple):
     score: Any
     seed: str | None
     where: str
-
-
-def parse_score(value: Any, where: str) -> float:
-    """The score as a finite float, or InputError naming ``where``."""
-    if isinstance(value, bool) or value is None:
-        raise InputError(f"{where}: {value!r} is not a score (a number is needed)")
-    if isinstance(value, str):
-        text = value.strip()
-        if len(text) > MAX_NUMBER_CHARS:
-            raise InputError(f"{where}: {text[:20]!r}... has {len(text):,} characters, more than the limit of "
-                             f"{MAX_NUMBER_CHARS} for a score")
-        if not _NUMBER.fullmatch(text):
-            if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-                raise InputError(f"{where}: {text!r} is not a finite score")
-            digit = non_ascii_digit(text)
-            if digit:
-                raise InputError(f"{where}: {text!r} has the non-ASCII digit {digit!r} (U+{ord(digit):04X}): "
-                                 "write the digits 0-9")
-            raise InputError(f"{where}: {text!r} is not a number" if text else f"{where}: the score is empty")
-        number = float(text)
-    else:
-        try:
-            number = float(value)
-        except (TypeError, ValueError, OverflowError):
-            raise InputError(f"{where}: {value!r} is not a number") from None
-    if not math.isfinite(number):
-        raise InputError(f"{where}: {number!r} is not a finite score")
-    implausible = score_problem(number)
-    if implausible:
-        raise InputError(f"{where}: {implausible}")
-    return number
+    score_column: str | None = None  # the column the score was read from (a CSV file), named in its errors
 
 
 # --- CSV ---------------------------------------------------------------------------------------------------
@@ -113,26 +69,20 @@ def _column(header: list[str], names: tuple[str, ...], source: str, required: bo
 
 
 def observations_from_csv(text: str, source: str) -> list[Observation]:
-    """Observations from CSV text with a header row (see the module docstring)."""
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1)
-             if line.strip() and not line.lstrip().startswith("#")]
-    if not lines:
-        raise InputError(f"{source}: no scores (the file is empty)")
-    if len(lines) > MAX_SCORE_ROWS + 1:
-        raise InputError(f"{source}, line {lines[MAX_SCORE_ROWS + 1][0]}: more than {MAX_SCORE_ROWS:,} score rows: "
-                         "give the final score of each run")
-    rows = csv.reader([line for _, line in lines])
-    header = next(rows)
+    """Observations from CSV text with a header row (see the module docstring), read through the input gate."""
+    table = read_table(text, source, SCORE_COLUMNS, MAX_SCORE_ROWS)
+    header = table.header
     game_at = _column(header, GAME_COLUMNS, source, required=True)
     score_at = _column(header, SCORE_COLUMNS, source, required=True)
     seed_at = _column(header, SEED_COLUMNS, source, required=False)
     observations = []
-    for (number, _), row in zip(lines[1:], rows):
+    for number, row in table.rows:
         where = f"{source}, line {number}"
         if len(row) <= max(game_at, score_at):
             raise InputError(f"{where}: expected {len(header)} columns, found {len(row)}")
         seed = row[seed_at].strip() if seed_at is not None and seed_at < len(row) else ""
-        observations.append(Observation(row[game_at].strip(), row[score_at], seed or None, where))
+        observations.append(Observation(row[game_at].strip(), row[score_at], seed or None, where,
+                                        header[score_at].strip()))
     if not observations:
         raise InputError(f"{source}: no scores (only a header)")
     return observations
@@ -229,7 +179,7 @@ def _mapping(mapping: Mapping, source: str, lines: list[int] | None = None) -> l
 
 def observations_from_json(text: str, source: str) -> list[Observation]:
     """Observations from JSON text (see the module docstring)."""
-    # Depth and number limits; NaN is read here and refused by parse_score, which names the line.
+    # Depth and number limits; NaN is read here and refused by parse_number, which names the line.
     data = load_json(text, source, object_pairs_hook=_reject_duplicate_keys(source), allow_nan=True)
     if isinstance(data, (list, dict)) and len(data) > MAX_SCORE_ROWS:
         raise InputError(f"{source}: more than {MAX_SCORE_ROWS:,} records: give the final score of each run")
@@ -277,18 +227,16 @@ def read_scores_file(path: str, stdin: io.TextIOBase | None = None) -> list[Obse
 
 
 def observations_from_arguments(arguments: Iterable[str]) -> list[Observation]:
-    """Observations from ``--score GAME=VALUE`` arguments (``VALUE`` may be comma-separated seeds)."""
+    """Observations from ``--score GAME=VALUE`` arguments (``VALUE`` may be comma-separated seeds; a value that
+    reads as a thousands-separated number is refused as ambiguous, see data.input_gate)."""
     observations = []
-    for number, argument in enumerate(arguments, start=1):
+    for argument in arguments:
         where = f"--score {argument!r}"
-        game, equals, values = argument.rpartition("=")
-        if not equals or not game.strip():
-            raise InputError(f"{where}: expected GAME=VALUE, e.g. --score 'Battle Zone=31000'")
-        parts = [v.strip() for v in values.split(",")]
+        game, parts = split_score_argument(argument)
         if len(parts) == 1:
-            observations.append(Observation(game.strip(), parts[0], None, where))
+            observations.append(Observation(game, parts[0], None, where))
         else:
-            observations += [Observation(game.strip(), v, str(seed), f"{where} (value {seed + 1})")
+            observations += [Observation(game, v, str(seed), f"{where} (value {seed + 1})")
                              for seed, v in enumerate(parts)]
     return observations
 
@@ -382,7 +330,8 @@ def group_runs(observations: Iterable[Observation], aliases: Mapping[str, str]) 
                 game_id = resolved[observation.game] = resolve_game(observation.game, aliases)
             except UnknownGameError as error:
                 raise InputError(f"{observation.where}: {error}") from None
-        value = parse_score(observation.score, observation.where)
+        column = observation.score_column
+        value = parse_number(observation.score, observation.where + (f", column {column!r}" if column else ""))
         seen = seeds_seen.setdefault(game_id, {})
         if seen and (observation.seed is None or None in seen):
             first = next(iter(seen.values()))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 from typing import NamedTuple
 
-__all__ = ["OwnMedian", "own_median", "MIN_GAMES"]
+__all__ = ["OwnMedian", "own_median", "median_over", "MIN_GAMES"]
 
 MIN_GAMES = 40  # the paper's inclusion rule: a 57-game median needs at least 40 of the 57 games
 
@@ -28,11 +28,15 @@ class OwnMedian(NamedTuple):
     ratio: float | None            # (1 + estimate) / (1 + median): the measure of the version's errors
     in_prediction_interval: bool | None
 
+    @property
+    def label(self) -> str:
+        """What the median is over: '57-game median' only with all 57 games, else 'median over 44 of the 57 games'."""
+        return "57-game median" if not self.missing else f"median over {self.n_games} of the 57 games"
+
     def text(self) -> str:
-        over = f"{self.n_games} of the 57 games" + ("" if not self.missing else
-                                                   f" (not given: {', '.join(self.missing[:5])}"
-                                                   + (", ..." if len(self.missing) > 5 else "") + ")")
-        line = f"your agent's own 57-game median: {self.median:,.1f} over {over}"
+        missing = "" if not self.missing else (f" (not given: {', '.join(self.missing[:5])}"
+                                               + (", ..." if len(self.missing) > 5 else "") + ")")
+        line = f"your agent's own {self.label}: {self.median:,.1f}{missing}"
         if self.ratio is not None:
             line += (f"; the estimate is {self.ratio:.2f} times it, as (1 + estimate) / (1 + median)"
                      + ("" if self.in_prediction_interval is None else
@@ -43,19 +47,23 @@ class OwnMedian(NamedTuple):
 
 def own_median(result, game_table: list[dict] | None = None) -> OwnMedian | None:
     """The agent's own median from a :class:`~atari5_spec.scoring.estimate.ScoreResult`, or None with fewer than
-    MIN_GAMES of the 57 games given."""
+    MIN_GAMES of the 57 games given: the result's ``own_median`` (``score`` computes it), or computed again
+    over the 57 games of ``game_table`` (rows of data/games.csv) when one is given."""
     if game_table is None:
-        from .estimate import games_table
+        return getattr(result, "own_median", None)
+    canonical = [r["game_id"] for r in game_table if str(r.get("in_57", "")).lower() == "true"]
+    return median_over(canonical, result.normalised, result.estimate, result.prediction_interval)
 
-        game_table = games_table()
-    canonical = [r["game_id"] for r in game_table if r.get("in_57", "").lower() == "true"]
-    given = [g for g in canonical if g in result.normalised]
+
+def median_over(canonical, normalised, estimate, prediction_interval) -> OwnMedian | None:
+    """The :class:`OwnMedian` over the ``canonical`` games given in ``normalised`` (game -> %), or None with fewer
+    than MIN_GAMES of them."""
+    given = [g for g in canonical if g in normalised]
     if len(given) < MIN_GAMES:
         return None
-    median = float(statistics.median(result.normalised[g] for g in given))
-    estimate = result.estimate
+    median = float(statistics.median(normalised[g] for g in given))
     ratio = (1 + estimate) / (1 + median) if estimate is not None and median > -1 else None
-    pi = result.prediction_interval
+    pi = prediction_interval
     inside = (pi.low <= median <= pi.high) if pi is not None else None
-    return OwnMedian(median, len(given), tuple(g for g in canonical if g not in result.normalised), estimate, ratio,
+    return OwnMedian(median, len(given), tuple(g for g in canonical if g not in normalised), estimate, ratio,
                      inside)

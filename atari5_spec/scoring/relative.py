@@ -31,7 +31,6 @@ must start fast).
 
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping, NamedTuple
 
 import numpy as np
@@ -59,8 +58,8 @@ from .display import result_html
 from .intervals import RATIO_DEFINITION, RatioInterval, SeedInterval, interval_text
 from .signature import Signature, parse_signature, signature
 
-__all__ = ["relative_score", "relative_scores", "ratio_interval", "RelativeResult", "RatioInterval",
-           "RATIO_DEFINITION"]
+__all__ = ["relative_score", "relative_scores", "ratio_interval", "RelativeResult", "RelativeScores",
+           "RatioInterval", "RATIO_DEFINITION"]
 
 class RelativeResult(NamedTuple):
     """An agent's score divided by a baseline's under the same settings (paper Table 5).
@@ -259,13 +258,37 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
 def relative_scores(agents: Mapping[str, Any], baseline: Any, subset: str = "Atari-5", coefficients=None,
                     n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0, same_setup: bool = False,
                     max_episode_frames: int | None = None, baseline_max_episode_frames: int | None = None
-                    ) -> dict[str, RelativeResult]:
+                    ) -> "RelativeScores":
     """One baseline against many agents: name -> :func:`relative_score` of that agent against the baseline.
 
     Each ratio interval carries the per-pair guarantee (its measured coverage on pairs); the intervals are not
-    simultaneous: with many agents, expect about 5% of the 95% intervals to miss.
+    simultaneous: with many agents, expect about 5% of the 95% intervals to miss. The result is a dict with
+    :meth:`RelativeScores.to_frame` (one row per agent).
     """
     baseline = _baseline(baseline)[1] or baseline  # an algorithm id is read once
-    return {name: relative_score(scores, baseline, subset, coefficients, n_bootstrap, confidence, seed, same_setup,
-                                 max_episode_frames, baseline_max_episode_frames)
-            for name, scores in sorted(agents.items())}
+    return RelativeScores({name: relative_score(scores, baseline, subset, coefficients, n_bootstrap, confidence,
+                                                seed, same_setup, max_episode_frames, baseline_max_episode_frames)
+                           for name, scores in sorted(agents.items())})
+
+
+class RelativeScores(dict):
+    """:func:`relative_scores`' result: agent name -> :class:`RelativeResult`, and :meth:`to_frame`."""
+
+    COLUMNS = ("estimate", "baseline_estimate", "ratio", "low", "high", "level", "decision", "seed_low",
+               "seed_high", "signature")
+
+    def to_frame(self):
+        """One row per agent (index ``agent``): its estimate, the baseline's, the ratio, the ratio's prediction
+        interval (``low``, ``high`` at ``level``; NaN when there is none) and its ``decision``, the seed-only
+        interval (``seed_low``, ``seed_high``) and the ratio's signature."""
+        import pandas as pd
+
+        nan = float("nan")
+        rows = []
+        for name, r in self.items():
+            pi, seeds = r.prediction_interval, r.interval
+            rows.append((name, r.agent.estimate, r.baseline.estimate, nan if r.ratio is None else r.ratio,
+                         pi.low if pi else nan, pi.high if pi else nan, pi.level if pi else nan,
+                         pi.decision if pi else None, seeds[0] if seeds else nan, seeds[1] if seeds else nan,
+                         r.signature))
+        return pd.DataFrame.from_records(rows, columns=("agent",) + self.COLUMNS).set_index("agent")

@@ -145,7 +145,7 @@ def _cell(e: Evidence) -> str:
 
 def claims_markdown(root: Path, versions=("paper-2023", "refit-2026-11"), level: float = LEVEL,
                     groups: tuple[str, ...] | None = None) -> str:
-    """The measured table as markdown (docs/out-of-sample.md: every group; the README's accuracy section: ``groups``
+    """The measured table as markdown (docs/out-of-sample.md: every group; docs/method.md's accuracy section: ``groups``
     only, e.g. in range, its held-out agents, extrapolation)."""
     lines = []
     for version in versions:
