@@ -33,7 +33,7 @@ from .pairs import (
     two_paper_half_widths,
 )
 
-__all__ = ["BANDS", "SAME_SETUP_DESIGNS", "DesignResult", "same_setup_designs", "chosen_design", "two_paper_bands",
+__all__ = ["measure_pairs", "BANDS", "SAME_SETUP_DESIGNS", "DesignResult", "same_setup_designs", "chosen_design", "two_paper_bands",
            "shared_error", "SharedError", "comparison_markdown", "subsets_markdown"]
 
 LEVEL = 0.95
@@ -108,6 +108,13 @@ def _measure(design: str, label: str, pairs: list[tuple[PairAgent, PairAgent]], 
     evidence = pair_evidence(covered, [a for a, _ in pairs], [b for _, b in pairs])
     return DesignResult(design, label, evidence, float(np.median(10.0 ** (2 * half))),
                         _band_counts(true_log, decided), int(wrong.sum()))
+
+
+def measure_pairs(design: str, label: str, pairs: list[tuple[PairAgent, PairAgent]], half: np.ndarray
+                  ) -> DesignResult:
+    """Coverage (clustered by paper), median width and decisions per band of ``pairs`` under half-widths ``half``
+    (log10, one per pair)."""
+    return _measure(design, label, pairs, np.asarray(half, float))
 
 
 def same_setup_designs(agents: Sequence[PairAgent], level: float = LEVEL) -> list[DesignResult]:

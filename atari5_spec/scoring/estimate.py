@@ -45,7 +45,13 @@ import numpy as np
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.ids import game_aliases, game_key
-from ..method.calibration import Calibration, prediction_interval, read_calibration, sticky_from_game_ids
+from ..method.calibration import (
+    CLAIMED_METHODS,
+    Calibration,
+    prediction_interval,
+    read_calibration,
+    sticky_from_game_ids,
+)
 from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from .display import result_html
@@ -324,7 +330,7 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
     errors = calibration.errors(model.name, estimate=estimate)
     if not errors:
         return None
-    claim = calibration.claim(model.name, estimate, level) if calibration.method == "reselected" else None
+    claim = calibration.claim(model.name, estimate, level) if calibration.method in CLAIMED_METHODS else None
     if claim is not None and claim.status == "withheld":
         return None
     low_log, high_log = (log_transform(estimate),) * 2 if interval is None else (
@@ -341,9 +347,15 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
     elif claim is not None:
         where = ("in range (estimate at or above 40, the inclusion rule)" if group == "in range" else
                  "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
-        coverage = (f"{where}; {'widened x' + format(claim.factor, 'g') + ', ' if claim.status == 'widened' else ''}"
-                    f"measured leave-one-paper-out with the games chosen again without each paper: "
-                    f"{claim.evidence.text()}; held-out agents: {claim.held_out.text()}")
+        widened = f"widened x{claim.factor:g}, " if claim.status == "widened" else ""
+        if calibration.primary_is_never_selected:  # first the pinned formula on agents the selection never used
+            coverage = (f"{where}; {widened}measured leave-one-paper-out on agents the selection never used, scored "
+                        f"by the pinned formula: {claim.held_out.text()}; on every agent of the calibration (those "
+                        f"the selection used scored by their paper's fold): {claim.evidence.text()}")
+        else:
+            coverage = (f"{where}; {widened}measured leave-one-paper-out with the games chosen again without each "
+                        f"paper (the error of the selection procedure): {claim.evidence.text()}; held-out agents: "
+                        f"{claim.held_out.text()}")
     else:
         measured = calibration.coverage_evidence(model.name, level, None, group)
         held = calibration.coverage_evidence(model.name, level, "held-out", group)
@@ -360,7 +372,7 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
 
 def withheld_note(model: SubsetModel, estimate: float, calibration: Calibration | None, level: float) -> str | None:
     """'Atari-10: no prediction interval: ...' when the subset's claim is withheld for this estimate (one line)."""
-    if calibration is None or calibration.method != "reselected" or not calibration.errors(model.name):
+    if calibration is None or calibration.method not in CLAIMED_METHODS or not calibration.errors(model.name):
         return None
     claim = calibration.claim(model.name, estimate, level)
     if claim.status != "withheld":
@@ -482,7 +494,7 @@ def _with_group_coverage(check: ProtocolCheck, calibration: Calibration | None, 
     """The protocol check plus how the subset's interval held for measured agents of the stated sticky-action
     group (reselected calibration, in range): the claim is made for all agents, this says how much evidence
     stands behind it for agents like this one."""
-    if (check.sticky_action_probability is None or calibration is None or calibration.method != "reselected"
+    if (check.sticky_action_probability is None or calibration is None or calibration.method not in CLAIMED_METHODS
             or estimate is None or calibration.group(estimate) != "in range"):
         return check
     from ..method.claims import claim_details, evidence
