@@ -146,7 +146,7 @@ def test_seed_intervals_are_labelled_seed_noise_only(tmp_path, capsys):
 
 
 def test_low_estimate_is_labelled_extrapolation_and_its_unmeasured_interval_withheld():
-    from atari5_spec.method.calibration import read_named_calibration
+    from atari5_spec.method.calibration import read_calibration_intervals, read_named_calibration
     from atari5_spec.method.pinned import load_coefficient_set
     from atari5_spec.scoring.estimate import _prediction_interval
 
@@ -159,7 +159,7 @@ def test_low_estimate_is_labelled_extrapolation_and_its_unmeasured_interval_with
     coefficients = load_coefficient_set("paper-2023")
     old = read_named_calibration(coefficients.path, "paper-2023.in-range.2")  # the edition before claims
     pi = _prediction_interval(coefficients.subsets["Atari-5"], {g: (v,) for g, v in low.items()}, result.estimate,
-                              None, old, 0.95)
+                              None, old, 0.95, read_calibration_intervals(coefficients.path, old))
     assert pi.range == "extrapolation" and "EXTRAPOLATION" in pi.coverage
 
 

@@ -242,7 +242,8 @@ def test_signature_fields(coefficients, atari5_games):
     assert fields[2] == f"cal:{result.prediction_interval.calibration}"  # the pinned errors behind the interval
     assert fields[3] == "norm:agent57-human"  # the paper's Table 12 constants
     assert fields[4] == "phi:log10p1"
-    assert fields[-2].startswith("data:") and fields[-1] == f"v:{atari5_spec.__version__}"
+    assert fields[-3].startswith("data:") and fields[-1] == f"v:{atari5_spec.__version__}"
+    assert fields[-2] == "spec:1.0"  # the SPEC.md version the number follows
 
 
 def test_unknown_version_is_an_input_error():

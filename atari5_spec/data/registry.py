@@ -108,7 +108,11 @@ def registry_problems(root: Path) -> list:
                                         f"lists the coefficient version {name!r}, which has no folder",
                                         f"restore coefficients/{name}/ or remove it from the index"))
     calibration = root / "calibration"
-    on_disk = sorted(p.name for p in calibration.iterdir() if not p.name.startswith(".")) if calibration.is_dir() else []
+    on_disk = sorted(p.name for p in calibration.iterdir() if not p.name.startswith(".") and not p.is_dir()) \
+        if calibration.is_dir() else []
+    tables = calibration / "intervals"  # interval tables (calibration/intervals/<name>.csv), one per calibration
+    on_disk += sorted(f"intervals/{p.name}" for p in tables.iterdir() if not p.name.startswith(".")) \
+        if tables.is_dir() else []
     for name in on_disk:
         relative = f"calibration/{name}"
         if relative not in paths:
@@ -118,7 +122,11 @@ def registry_problems(root: Path) -> list:
                                     "remove the file, or run that command"))
     listed_calibrations = {}
     for relative in paths:
-        if relative.startswith("calibration/") and relative.endswith(".csv"):
+        if relative.startswith("calibration/intervals/"):
+            if f"calibration/{relative.removeprefix('calibration/intervals/')}" not in paths:
+                problems.append(Problem(relative, None, None, "the interval table of a calibration datapackage.json "
+                                        "does not list", "remove the table, or restore its calibration"))
+        elif relative.startswith("calibration/") and relative.endswith(".csv"):
             name = relative.removeprefix("calibration/").removesuffix(".csv")
             parts = split_calibration_name(name)
             if parts is None:

@@ -54,15 +54,16 @@ import math
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
+from .reference import IN_RANGE_MIN, combine_half_widths
+
 __all__ = ["Calibration", "CALIBRATION_COLUMNS", "read_calibration", "calibration_path", "calibration_name",
            "split_name", "calibration_editions", "RESELECTED_COLUMNS", "read_named_calibration", "conformal_quantile",
-           "prediction_interval", "sticky_from_game_ids", "CALIBRATION_METHOD", "CALIBRATION_METHODS",
-           "IN_RANGE_MIN", "combine_half_widths", "CLAIMED_METHODS", "NEVER_SELECTED", "ratio_summary", "RatioSummary",
-           "t_quantile"]
+           "sticky_from_game_ids", "CALIBRATION_METHOD", "CALIBRATION_METHODS",
+           "IN_RANGE_MIN", "combine_half_widths", "CLAIMED_METHODS", "NEVER_SELECTED", "ratio_summary", "RatioSummary", "tabulated_t975",
+           "read_calibration_intervals"]
 
 CALIBRATION_COLUMNS = ["subset", "agent", "algorithm_id", "paper", "kind", "budget", "sticky", "regime",
                        "estimate", "true_median", "log_error", "ratio"]
-IN_RANGE_MIN = 40.0  # the paper's inclusion rule (a true median above 40), applied to the estimate
 # calibration method -> (file suffix, what the interval is); the first pinned one is the default (formula is
 # pinned beside reselected; docs/out-of-sample.md's rule, stated before the comparison, kept reselected first)
 CALIBRATION_METHODS = {
@@ -208,8 +209,9 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
          2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
 
-def t_quantile(df: int) -> float:
-    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (the 95% two-sided multiplier)."""
+def tabulated_t975(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom, from the printed table to 3 decimals (1.96
+    beyond 30); the exact quantile of any level is :func:`atari5_spec.method.distributions.t_quantile`."""
     return _T975[df - 1] if df <= len(_T975) else 1.96
 
 
@@ -264,7 +266,7 @@ def ratio_summary(ratios: Sequence[tuple[float, str]]) -> RatioSummary | None:
     if len(means) >= 2:
         centre = sum(means) / len(means)
         spread = math.sqrt(sum((m - centre) ** 2 for m in means) / (len(means) - 1))
-        half = t_quantile(len(means) - 1) * spread / math.sqrt(len(means))
+        half = tabulated_t975(len(means) - 1) * spread / math.sqrt(len(means))
         low, high = math.exp(centre - half), math.exp(centre + half)
     values = [r for r, _ in ratios]
     return RatioSummary(len(ratios), len(means), math.exp(sum(logs) / len(logs)), min(values), max(values), low, high)
@@ -329,6 +331,27 @@ def _read_edition(coefficients_path: Path, method: str, edition: int, pinned: bo
     return Calibration(Path(coefficients_path).name, rows, hashlib.sha256(data).hexdigest()[:8], method, edition)
 
 
+def read_calibration_intervals(coefficients_path: Path, calibration: "Calibration"):
+    """The pinned interval table of ``calibration`` (calibration/intervals/<name>.csv, read with
+    :func:`atari5_spec.method.reference.read_interval_table`), or None when it has none; inside a data package only
+    when datapackage.json lists it, with its recorded hash."""
+    from .reference import read_interval_table
+
+    package = Path(coefficients_path).parent.parent
+    relative = f"calibration/intervals/{calibration.name}.csv"
+    if not (package / relative).is_file():
+        return None
+    if (package / "datapackage.json").is_file():
+        from ..data.registry import registered_bytes
+
+        data = registered_bytes(package, relative)
+        if data is None:
+            return None
+    else:
+        data = (package / relative).read_bytes()
+    return read_interval_table(data, calibration.name)
+
+
 def read_named_calibration(coefficients_path: Path, name: str) -> Calibration | None:
     """The calibration called ``name`` (exactly that edition) of the version at ``coefficients_path``, or None
     when the name is not one of this version's calibrations or its file is not usable here."""
@@ -367,30 +390,6 @@ def conformal_quantile(errors: Sequence[float], level: float) -> float:
     absolute = sorted(abs(e) for e in errors)
     rank = math.ceil((len(absolute) + 1) * level)
     return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
-
-
-def prediction_interval(log_low: float, log_high: float, errors: Sequence[float], level: float,
-                        log_estimate: float | None = None, factor: float = 1.0) -> tuple[float, float, float]:
-    """(low, high, q): the interval for the 57-game median from a log-space interval of the estimate
-    (a point: log_low == log_high) and the out-of-sample errors.
-
-    Without ``log_estimate`` the seed interval is widened by q on both sides (the pooled rule: half-widths
-    added); with it, each side's half-width is :func:`combine_half_widths` of q and the seed part. ``factor``
-    widens the model part (a subset whose measured coverage falls short: method/claims.py)."""
-    q = conformal_quantile(errors, level) * factor
-    if not math.isfinite(q):
-        return -math.inf, math.inf, q
-    if log_estimate is None:
-        return 10.0 ** (log_low - q) - 1.0, 10.0 ** (log_high + q) - 1.0, q
-    below = combine_half_widths(q, log_estimate - log_low)
-    above = combine_half_widths(q, log_high - log_estimate)
-    return 10.0 ** (log_estimate - below) - 1.0, 10.0 ** (log_estimate + above) - 1.0, q
-
-
-def combine_half_widths(model: float, seed: float) -> float:
-    """sqrt(model^2 + seed^2): the half-width of the sum of two independent errors from the half-widths of each
-    at the same level (exact for normal errors; tests/test_intervals.py measures it on the pinned errors)."""
-    return math.hypot(model, max(seed, 0.0))
 
 
 def sticky_from_game_ids(names: Mapping[str, str] | Sequence[str]) -> tuple[float | None, str | None]:

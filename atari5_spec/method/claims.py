@@ -36,6 +36,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Sequence
 
+from .calibration import conformal_quantile
+
 __all__ = ["Evidence", "SubsetClaim", "evidence", "subset_claim", "clopper_pearson", "FACTORS", "target_for",
            "loso_half_widths", "supported", "claim_details", "ClaimDetails"]
 
@@ -122,6 +124,7 @@ class SubsetClaim(NamedTuple):
     plain: Evidence          # coverage of the interval as calibrated, before any widening
     reason: str              # one line: why shown, widened or withheld
     held_out: Evidence       # ``evidence`` restricted to held-out agents (outside the version's training set)
+    code: str = ""           # why widened or withheld, as a code (method/interval_table.py REASON_CODES); '' shown
 
     def as_dict(self) -> dict:
         out = self._asdict()
@@ -129,11 +132,6 @@ class SubsetClaim(NamedTuple):
         out["held_out"] = self.held_out.as_dict()
         out["factor"] = None if not math.isfinite(self.factor) else self.factor
         return out
-
-
-def _quantile(sorted_abs: Sequence[float], level: float) -> float:
-    rank = math.ceil((len(sorted_abs) + 1) * level)
-    return sorted_abs[rank - 1] if 1 <= rank <= len(sorted_abs) else math.inf
 
 
 def loso_half_widths(rows: Sequence[dict], group_of, level: float, skip_paper: str | None = None) -> list[float]:
@@ -152,7 +150,7 @@ def loso_half_widths(rows: Sequence[dict], group_of, level: float, skip_paper: s
         key = (own, group == "in range")
         if key not in cache:
             pool = allowed & (paper != own) & (in_range if key[1] else True)
-            cache[key] = _quantile(np.sort(errors[pool]).tolist(), level)
+            cache[key] = conformal_quantile(errors[pool].tolist(), level)
         out.append(cache[key])
     return out
 
@@ -205,17 +203,17 @@ def claim_details(rows: Sequence[dict], subset: str, group: str, group_of, level
 
     held = [r.get("kind") == "held-out" for r in members]
 
-    def claim(status, factor, measured, reason, flags):
+    def claim(status, factor, measured, reason, flags, code=""):
         held_out = evidence([f for f, h in zip(flags, held) if h], [x for x, h in zip(runs, held) if h],
                             [x for x, h in zip(papers, held) if h])
-        return ClaimDetails(SubsetClaim(subset, group, level, status, factor, measured, plain, reason, held_out),
-                            members, halves, list(flags))
+        return ClaimDetails(SubsetClaim(subset, group, level, status, factor, measured, plain, reason, held_out,
+                                        code), members, halves, list(flags))
 
     plain_flags = _covered(members, halves, 1.0)
 
     if plain.n < minimum:
         return claim("withheld", math.nan, plain, f"only {plain.n} agents ({plain.papers} papers) measured {group}: "
-                     f"a {level:.0%} coverage needs at least {minimum}", plain_flags)
+                     f"a {level:.0%} coverage needs at least {minimum}", plain_flags, "too-few-agents")
     if supported(plain, level):
         return claim("shown", 1.0, plain, f"leave-one-paper-out coverage {plain.covered}/{plain.n} (runs: exact "
                      f"95% bounds up to {plain.runs_high:.0%}) supports {level:.0%}", plain_flags)
@@ -234,11 +232,13 @@ def claim_details(rows: Sequence[dict], subset: str, group: str, group_of, level
     nested = evidence(flags, runs, papers)
     if not math.isfinite(factor):
         return claim("withheld", math.nan, nested, f"no widening up to x{FACTORS[-1]:g} supports {level:.0%} "
-                     f"leave-one-paper-out (as calibrated: {plain.covered}/{plain.n})", flags)
+                     f"leave-one-paper-out (as calibrated: {plain.covered}/{plain.n})", flags, "no-factor")
     if nested.coverage < target:
         return claim("withheld", math.nan, nested,
                      f"leave-one-paper-out coverage {plain.covered}/{plain.n} as calibrated, {nested.covered}/"
-                     f"{nested.n} widened with the factor picked without each paper: below {target:.0%}", flags)
+                     f"{nested.n} widened with the factor picked without each paper: below {target:.0%}", flags,
+                     "coverage-short")
     return claim("widened", factor, nested,
                  f"leave-one-paper-out coverage {plain.covered}/{plain.n} as calibrated does not support {level:.0%}; "
-                 f"half-width x{factor:g} ({nested.covered}/{nested.n} with the factor picked without each paper)", flags)
+                 f"half-width x{factor:g} ({nested.covered}/{nested.n} with the factor picked without each paper)", flags,
+                 "coverage-short")

@@ -39,6 +39,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from .calibration import IN_RANGE_MIN, conformal_quantile
 from .distributions import beta_quantile, t_quantile
 
 __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",
@@ -46,7 +47,6 @@ __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameS
            "same_setup_evidence", "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE",
            "TWO_PAPER_RULE", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
 
-IN_RANGE_MIN = 40.0              # the paper's inclusion rule applied to the estimate (as method.calibration)
 STANDARD_EPISODE_FRAMES = 108_000  # 30 minutes at 60 frames per second: the standard evaluation cap
 BOOTSTRAP_RESAMPLES = 2000       # resamples of papers behind the clustered coverage interval
 BOOTSTRAP_SEED = 0
@@ -149,15 +149,9 @@ def same_setup_model(agents: Sequence[PairAgent], level: float, exclude_paper: s
                           n_agents, level)
 
 
-def _conformal(errors: Sequence[float], level: float) -> float:
-    absolute = sorted(abs(e) for e in errors)
-    rank = math.ceil((len(absolute) + 1) * level)
-    return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
-
-
 def two_paper_half_widths(agents: Sequence[PairAgent], level: float) -> dict[str, float]:
     """Per paper, the single in-range half-width calibrated without that paper's agents."""
-    return {p: _conformal([a.single_error for a in agents if a.paper != p], level) for p in {a.paper for a in agents}}
+    return {p: conformal_quantile([a.single_error for a in agents if a.paper != p], level) for p in {a.paper for a in agents}}
 
 
 class Evidence(NamedTuple):

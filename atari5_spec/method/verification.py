@@ -13,7 +13,9 @@ For a release to go out, all of these must hold:
    (calibration/<version>[.<method>][.<edition>].csv: the out-of-sample errors
    behind score's prediction interval), is recomputed from the data for the
    agents it lists (a reselected calibration from the games its rows record;
-   unless skipped, each fold's staged search is rerun and must choose them);
+   unless skipped, each fold's staged search is rerun and must choose them),
+   and its interval table (calibration/intervals/<name>.csv, the half-widths
+   ``score`` applies) equals the one recomputed from it, byte for byte;
 5. unless skipped, the staged subset search on the paper's training set selects
    the paper's games for every subset.
 
@@ -187,6 +189,14 @@ def check_calibration(dataset, name: str, search: bool = False, searched: dict |
     return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
 
 
+def check_interval_table(root: Path, name: str) -> Check:
+    """calibration/intervals/<name>.csv equals, byte for byte, the table recomputed from the pinned errors."""
+    from .evaluation.pinning import interval_table_mismatches
+
+    compared, mismatches = interval_table_mismatches(root, name)
+    return Check(f"{name}: interval table (pinned half-widths)", compared, mismatches)
+
+
 def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress=None) -> Check:
     """Rerun the staged search on the version's training set; it must select the version's subsets."""
     from .search import staged_search
@@ -248,6 +258,7 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
 
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
                 checks.append(check_calibration(dataset, calibration, search, searched))
+                checks.append(check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
     if validate:

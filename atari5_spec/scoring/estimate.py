@@ -36,24 +36,22 @@ from __future__ import annotations
 
 import csv
 import math
-import zlib
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
-
-import numpy as np
 
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.ids import game_aliases, game_key
+from ..method import reference
 from ..method.calibration import (
     CLAIMED_METHODS,
     Calibration,
-    prediction_interval,
     read_calibration,
+    read_calibration_intervals,
     sticky_from_game_ids,
 )
-from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
+from ..method.reference import IntervalRow, IntervalTable, bootstrap_means, human_normalised, percentile_interval
 from .display import result_html
 from .input import Observation, group_runs, observations_from_object
 from .intervals import SEED_ONLY, PredictionInterval, SeedInterval, interval_text, seed_interval
@@ -99,6 +97,7 @@ class SubsetScore(NamedTuple):
     signature: str
     rel_err_percent: float | None       # the model's cross-validated typical relative error, in %
     prediction_interval: PredictionInterval | None = None
+    interval_row: IntervalRow | None = None  # the pinned table's row for this estimate (shown, widened, withheld)
 
     @property
     def seed_interval(self) -> SeedInterval | None:
@@ -145,6 +144,7 @@ class ScoreResult(NamedTuple):
     notes: tuple[str, ...]              # why an interval is missing, games ignored, ...
     prediction_interval: PredictionInterval | None = None
     protocol: ProtocolCheck | None = None
+    interval_row: IntervalRow | None = None  # the pinned interval table's row: half-width, claim, evidence counts
 
     @property
     def seed_interval(self) -> SeedInterval | None:
@@ -220,28 +220,8 @@ def _normalised(raw, game: str, constants: Mapping[str, tuple[float, float]]):
 
 def subset_estimate(raw_means: Mapping[str, Any], model: SubsetModel,
                     constants: Mapping[str, tuple[float, float]]):
-    """10 ** (sum_i c_i phi(Z_i)) - 1 over the model's games; array-valued when the means are arrays."""
-    log_score = sum(c * log_transform(_normalised(raw_means[g], g, constants))
-                    for g, c in zip(model.games, model.coefficients))
-    return inverse_log_transform(log_score)
-
-
-def bootstrap_means(values: Iterable[float], n_resamples: int, seed: int, game: str, stream: int = 0) -> np.ndarray:
-    """``n_resamples`` means of ``values`` resampled with replacement.
-
-    The random stream depends only on (seed, game, stream), so a game's
-    resamples do not change when other games are added or removed.
-    """
-    values = np.asarray(list(values), float)
-    rng = np.random.default_rng([seed, zlib.crc32(game.encode("utf-8")), stream])
-    picks = rng.integers(0, len(values), size=(n_resamples, len(values)))
-    return values[picks].mean(axis=1)
-
-
-def percentile_interval(samples: np.ndarray, confidence: float) -> tuple[float, float]:
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(samples, [tail, 1.0 - tail])
-    return float(low), float(high)
+    """:func:`atari5_spec.method.reference.subset_estimate` with a pinned version's subset model."""
+    return reference.subset_estimate(raw_means, model.games, model.coefficients, constants)
 
 
 def resolve_subset(name: str, available: Iterable[str]) -> str:
@@ -323,67 +303,88 @@ def _seed_part(model: SubsetModel, runs, interval, combined: bool = False) -> st
     return "not included: no bootstrap was asked for (--bootstrap 0)"
 
 
+def _evidence(row: IntervalRow):
+    """The table row's evidence as :class:`~atari5_spec.method.claims.Evidence` (what it prints)."""
+    from ..method.claims import Evidence
+
+    return Evidence(row.agents_covered, row.agents, row.runs, row.papers, row.runs_covered,
+                    row.coverage_low if row.coverage_low is not None else math.nan,
+                    row.coverage_high if row.coverage_high is not None else math.nan)
+
+
+def unpinned_table(calibration: Calibration) -> IntervalTable:
+    """The interval table of a calibration held in memory only (not pinned: tests, what-ifs), made by the same
+    writer as a pinned table (:func:`atari5_spec.method.interval_table.interval_table`)."""
+    from ..method.interval_table import interval_table_text
+
+    return reference.read_interval_table(interval_table_text(calibration).encode("utf-8"), calibration.name)
+
+
 def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, calibration: Calibration | None,
-                         level: float) -> PredictionInterval | None:
+                         level: float, table: IntervalTable | None = None) -> PredictionInterval | None:
+    """The prediction interval from the calibration's pinned interval table (SPEC.md section 7): the half-width of
+    the row for the subset and the estimate's range, combined with the seed part; None when withheld."""
     if calibration is None:
         return None
-    errors = calibration.errors(model.name, estimate=estimate)
-    if not errors:
+    table = table if table is not None else unpinned_table(calibration)
+    row = reference.interval_row(table, "agent", model.name, estimate, level)
+    pair = reference.prediction_interval(estimate, row, interval)
+    if pair is None:
         return None
-    claim = calibration.claim(model.name, estimate, level) if calibration.method in CLAIMED_METHODS else None
-    if claim is not None and claim.status == "withheld":
-        return None
-    low_log, high_log = (log_transform(estimate),) * 2 if interval is None else (
-        log_transform(interval[0]), log_transform(interval[1]))
-    combined = calibration.method != "pooled"
-    low, high, q = prediction_interval(float(low_log), float(high_log), errors, level,
-                                       float(log_transform(estimate)) if combined else None,
-                                       claim.factor if claim is not None else 1.0)
-    group = calibration.group(estimate)
-    if group == "pooled":
-        measured = calibration.coverage_evidence(model.name, level)
+    combined = row.range != "pooled"
+    measured = _evidence(row)
+    if row.range == "pooled":
         coverage = (f"held-out agents: {measured.text()}, at this level, each calibrated without its own paper's "
                     "agents" if measured.n else "not measured (no held-out agents)")
-    elif claim is not None:
-        where = ("in range (estimate at or above 40, the inclusion rule)" if group == "in range" else
-                 "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
-        widened = f"widened x{claim.factor:g}, " if claim.status == "widened" else ""
-        if calibration.primary_is_never_selected:  # first the pinned formula on agents the selection never used
-            coverage = (f"{where}; {widened}measured leave-one-paper-out on agents the selection never used, scored "
-                        f"by the pinned formula: {claim.held_out.text()}; on every agent of the calibration (those "
-                        f"the selection used scored by their paper's fold): {claim.evidence.text()}")
-        else:
-            coverage = (f"{where}; {widened}measured leave-one-paper-out with the games chosen again without each "
-                        f"paper (the error of the selection procedure): {claim.evidence.text()}; held-out agents: "
-                        f"{claim.held_out.text()}")
+        claim = None
     else:
-        measured = calibration.coverage_evidence(model.name, level, None, group)
-        held = calibration.coverage_evidence(model.name, level, "held-out", group)
-        where = ("in range (estimate at or above 40, the inclusion rule)" if group == "in range" else
+        where = ("in range (estimate at or above 40, the inclusion rule)" if row.range == "in range" else
                  "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
-        coverage = (f"{where}; measured leave-one-paper-out on the agents {group}: {measured.text()}; held-out "
-                    f"agents: {held.text()}" if measured.n else f"{where}; not measured")
-    extra = {} if claim is None else dict(claim=claim.status, claim_reason=claim.reason, widening=claim.factor,
-                                          evidence=claim.evidence.as_dict())
-    return PredictionInterval(low, high, level, f"{calibration.name}@{calibration.digest}", len(errors), q,
-                              _seed_part(model, runs, interval, combined), coverage, range=group,
-                              method=calibration.rule, **extra)
+        claim = calibration.claim(model.name, estimate, level) if calibration.method in CLAIMED_METHODS else None
+        widened = f"widened x{row.factor:g}, " if row.status == "widened" else ""
+        if claim is not None and row.population == "never-selected":  # first: the pinned formula, never-selected
+            coverage = (f"{where}; {widened}measured leave-one-paper-out on agents the selection never used, scored "
+                        f"by the pinned formula: {measured.text()}; on every agent of the calibration (those the "
+                        f"selection used scored by their paper's fold): {claim.evidence.text()}")
+        elif claim is not None:  # the held-out breakdown of the table's evidence, from the pinned errors
+            coverage = (f"{where}; {widened}measured leave-one-paper-out with the games chosen again without each "
+                        f"paper (the error of the selection procedure): {measured.text()}; held-out agents: "
+                        f"{claim.held_out.text()}")
+        else:
+            held = calibration.coverage_evidence(model.name, level, "held-out", row.range)
+            coverage = (f"{where}; measured leave-one-paper-out on the agents {row.range}: {measured.text()}; "
+                        f"held-out agents: {held.text()}" if measured.n else f"{where}; not measured")
+    extra = {} if claim is None else dict(claim=row.status, claim_reason=claim.reason, widening=row.factor,
+                                          evidence=measured.as_dict())
+    return PredictionInterval(pair[0], pair[1], level, f"{calibration.name}@{calibration.digest}", row.errors,
+                              row.half_width, _seed_part(model, runs, interval, combined), coverage,
+                              range=row.range, method=calibration.rule, population=row.population, row=row,
+                              **extra)
 
 
-def withheld_note(model: SubsetModel, estimate: float, calibration: Calibration | None, level: float) -> str | None:
-    """'Atari-10: no prediction interval: ...' when the subset's claim is withheld for this estimate (one line)."""
-    if calibration is None or calibration.method not in CLAIMED_METHODS or not calibration.errors(model.name):
+def withheld_note(model: SubsetModel, estimate: float, calibration: Calibration | None, level: float,
+                  table: IntervalTable | None = None) -> str | None:
+    """'Atari-10: no prediction interval: ...' when the table withholds the subset's interval (one line)."""
+    if calibration is None:
         return None
-    claim = calibration.claim(model.name, estimate, level)
-    if claim.status != "withheld":
+    table = table if table is not None else unpinned_table(calibration)
+    row = reference.interval_row(table, "agent", model.name, estimate, level)
+    if row is None or row.status != "withheld":
         return None
-    where = "in range" if claim.group == "in range" else "below 40, an extrapolation"
-    return f"{model.name}: no {level:.0%} prediction interval (estimate {where}): {claim.reason}"
+    where = "in range" if row.range == "in range" else "below 40, an extrapolation"
+    if row.reason == "too-few-agents":
+        minimum = math.ceil(1.0 / (1.0 - level) - 1e-9)
+        why = (f"only {row.agents} agents ({row.papers} papers) measured {row.range}: a {level:.0%} coverage needs "
+               f"at least {minimum}")
+    else:
+        why = calibration.claim(model.name, estimate, level).reason
+    return f"{model.name}: no {level:.0%} prediction interval (estimate {where}): {why}"
 
 
 def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
                   settings: BootstrapSettings, calibration: Calibration | None = None,
-                  data_version: str | None = None) -> tuple[SubsetScore, tuple[str, ...]]:
+                  data_version: str | None = None, table: IntervalTable | None = None
+                  ) -> tuple[SubsetScore, tuple[str, ...]]:
     """A computable subset's score, and notes when an interval was wanted but is impossible or withheld."""
     constants = coefficients.constants
     samples = bootstrap_estimates(model, runs, constants, settings.n_resamples, settings.seed)
@@ -396,15 +397,17 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
                 "a single seed (every game needs two or more)")
     n_seeds = [len(runs[g]) for g in model.games]
     estimate = float(subset_estimate(means, model, constants))
-    predicted = _prediction_interval(model, runs, estimate, interval, calibration, settings.confidence)
-    withheld = withheld_note(model, estimate, calibration, settings.confidence) if predicted is None else None
+    usable = calibration if table is not None else None  # a calibration without its pinned table gives no interval
+    predicted = _prediction_interval(model, runs, estimate, interval, usable, settings.confidence, table)
+    withheld = withheld_note(model, estimate, usable, settings.confidence, table) if predicted is None else None
+    row = reference.interval_row(table, "agent", model.name, estimate, settings.confidence) if table else None
     notes = tuple(n for n in (note, withheld) if n)
     return SubsetScore(subset=model.name, games=model.games, estimate=estimate,
                        interval=interval, rel_err_percent=model.rel_err_percent,
                        signature=signature(model.name, coefficients, n_seeds, settings if interval else None,
                                            calibration=predicted.calibration if predicted else None,
                                            data_version=data_version),
-                       prediction_interval=predicted), notes
+                       prediction_interval=predicted, interval_row=row), notes
 
 
 def _unused_games_notes(runs, subsets: Iterable[SubsetModel], coefficients: CoefficientSet) -> list[str]:
@@ -452,11 +455,12 @@ def score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients:
     """Score the requested subset and every other reported subset the games allow."""
     constants = coefficients.constants
     calibration = read_calibration(coefficients.path)
+    table = read_calibration_intervals(coefficients.path, calibration) if calibration is not None else None
     subset = resolve_subset(subset, coefficients.subsets)
     models = [coefficients.subsets[subset]] + [coefficients.subsets[s] for s in REPORTED_SUBSETS
                                                if s in coefficients.subsets and s != subset]
     usable = {g: v for g, v in runs.items() if g in constants}
-    means = {g: float(np.mean(v)) for g, v in usable.items()}
+    means = reference.seed_means(usable)
     settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence))
     scores, not_computable, notes = {}, {}, []
     data_version = data_version_of(coefficients)  # read once: every subset's signature carries it
@@ -466,12 +470,19 @@ def score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients:
             not_computable[model.name] = missing
             continue
         scores[model.name], subset_notes = _subset_score(model, usable, means, coefficients, settings, calibration,
-                                                         data_version)
+                                                         data_version, table)
         notes += list(subset_notes)
     notes += _unused_games_notes(runs, models, coefficients)
     if calibration is None:
         notes.append(f"no prediction interval: coefficient version {coefficients.version} has no pinned "
                      "out-of-sample errors (calibration/<version>.csv; atari5-spec evaluate --pin-calibration)")
+    elif table is not None and not any(key[3] == settings.confidence for key in table.rows):
+        levels = ", ".join(f"{v:g}" for v in sorted({key[3] for key in table.rows}))
+        notes.append(f"no prediction interval at level {settings.confidence:g}: the interval table of "
+                     f"{calibration.name} pins half-widths at {levels} only (SPEC.md section 7)")
+    elif table is None:
+        notes.append(f"no prediction interval: calibration {calibration.name} has no pinned interval table "
+                     f"(calibration/intervals/{calibration.name}.csv; python scripts/pin_interval_tables.py)")
     main = scores.get(subset)
     return ScoreResult(
         subset=subset, estimate=main.estimate if main else None, interval=main.interval if main else None,
@@ -483,6 +494,7 @@ def score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients:
         coefficients_version=coefficients.version, rel_err_percent=coefficients.subsets[subset].rel_err_percent,
         warnings=tuple(plausibility_warnings(means, constants, extremes)), notes=tuple(notes),
         prediction_interval=main.prediction_interval if main else None,
+        interval_row=main.interval_row if main else None,
         protocol=_with_group_coverage(
             protocol_check(subset, calibration, coefficients.version, protocol.sticky_action_probability,
                            protocol.training_frames, protocol.source), calibration, subset,

@@ -215,13 +215,16 @@ class PredictionInterval(Interval):
     ``claim_reason`` (one line: why shown as calibrated or widened),
     ``widening`` (the factor the model part was widened by) and ``evidence``
     (the measured coverage behind ``coverage``: agents, runs, papers, exact
-    interval).
+    interval), ``population`` (what the coverage was measured on, a code:
+    ``leave-one-paper-out``, ``held-out``) and ``row`` (the pinned interval
+    table's row it was made from, :class:`atari5_spec.method.reference.IntervalRow`:
+    every number behind the sentences above).
     """
 
     _fields = ("low", "high", "level", "calibration", "n_errors", "log_half_width", "seed_part", "coverage",
-               "covers", "range", "method", "claim", "claim_reason", "widening", "evidence")
+               "covers", "range", "method", "claim", "claim_reason", "widening", "evidence", "population", "row")
     _defaults = {"covers": PREDICTION_COVERS, "range": "pooled", "method": "", "claim": "", "claim_reason": "",
-                 "widening": 1.0, "evidence": None}
+                 "widening": 1.0, "evidence": None, "population": "", "row": None}
     _short_covers = "57-game median"
 
     def half_widths(self, estimate: float) -> tuple[float, float]:
@@ -247,13 +250,14 @@ class RatioInterval(Interval):
     direction is stated although the interval excludes 1), ``design`` ('two
     papers', the default, or 'same setup') and ``evidence``
     (:class:`atari5_spec.method.pairs.Evidence`: pairs, runs, papers and the
-    clustered interval).
+    clustered interval) and ``row`` (the pinned interval table's ratio row,
+    :class:`atari5_spec.method.reference.IntervalRow`).
     """
 
     _fields = ("low", "high", "level", "decision", "statement", "coverage", "calibration", "seed_part",
-               "definition", "covers", "rule", "reasons", "design", "evidence")
+               "definition", "covers", "rule", "reasons", "design", "evidence", "row")
     _defaults = {"definition": RATIO_DEFINITION, "covers": RATIO_COVERS, "rule": RATIO_RULE, "reasons": (),
-                 "design": "two papers", "evidence": None}
+                 "design": "two papers", "evidence": None, "row": None}
     _short_covers = "ratio of 57-game medians"
     _digits = 3
 

@@ -37,7 +37,8 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 
 from ..data.errors import InputError
-from ..method.calibration import Calibration, combine_half_widths, read_calibration
+from ..method import reference
+from ..method.calibration import Calibration, read_calibration, read_calibration_intervals
 from ..method.pairs import SAME_SETUP_RULE, TWO_PAPER_RULE, measured_range, pair_agents, same_setup_evidence, \
     same_setup_model, two_paper_evidence
 from .baselines import BaselineEntry, algorithm_baseline
@@ -157,8 +158,9 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
     n_seeds = [agent.n_seeds[g] for g in model.games]
     settings = BootstrapSettings(int(n_bootstrap), int(seed), float(confidence)) if interval else None
     calibration = read_calibration(coefficient_set.path)
+    table = read_calibration_intervals(coefficient_set.path, calibration) if calibration is not None else None
     ratio = ratio_interval(agent, base, calibration, confidence, same_setup=same_setup, seed_interval=interval,
-                           agent_cap=agent_cap, baseline_cap=base_cap)
+                           agent_cap=agent_cap, baseline_cap=base_cap, table=table)
     return RelativeResult(agent, base, agent.estimate / base.estimate, interval,
                           signature(agent.subset, coefficient_set, n_seeds, settings, relative=True,
                                     calibration=ratio.calibration if ratio else None,
@@ -195,7 +197,8 @@ def _reasons(agent: ScoreResult, baseline: ScoreResult, agents, agent_cap: int |
 
 def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calibration | None,
                    level: float, same_setup: bool = False, seed_interval: tuple[float, float] | None = None,
-                   agent_cap: int | None = None, baseline_cap: int | None = None) -> RatioInterval | None:
+                   agent_cap: int | None = None, baseline_cap: int | None = None,
+                   table: reference.IntervalTable | None = None) -> RatioInterval | None:
     """The interval for the plain ratio of two agents' true 57-game medians.
 
     Two papers (default): from the two agents' prediction intervals. Same setup: the same-setup model's half-width
@@ -204,22 +207,16 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
     if a is None or b is None or calibration is None or agent.estimate <= 0 or baseline.estimate <= 0:
         return None
     agents = pair_agents(calibration, agent.subset)
-    centre = math.log10(agent.estimate / baseline.estimate)
-    if same_setup:
+    kind = "ratio-same-setup" if same_setup else "ratio-two-papers"
+    row = table.rows.get((kind, agent.subset, "in range", level)) if table is not None else None
+    if same_setup:  # the pinned same-setup half-width (SPEC.md section 9); the model only for its description
         model = same_setup_model(agents, level)
-        if model is None:
+        pair = reference.same_setup_ratio_interval(agent.estimate, baseline.estimate, row, seed_interval)
+        if pair is None or model is None:
             return None
-        seed_below = seed_above = 0.0
-        if seed_interval is not None and seed_interval[0] > 0:
-            seed_below, seed_above = centre - math.log10(seed_interval[0]), math.log10(seed_interval[1]) - centre
-        below, above = combine_half_widths(model.half_width, seed_below), combine_half_widths(model.half_width,
-                                                                                              seed_above)
+        low, high = pair
     else:
-        a_below, a_above = a.half_widths(agent.estimate)
-        b_below, b_above = b.half_widths(baseline.estimate)
-        below, above = combine_half_widths(a_below, b_above), combine_half_widths(a_above, b_below)
-    low = 10.0 ** (centre - below) if math.isfinite(below) else 0.0
-    high = 10.0 ** (centre + above) if math.isfinite(above) else math.inf
+        low, high = reference.ratio_interval(agent.estimate, baseline.estimate, (a.low, a.high), (b.low, b.high))
     percent = f"{level * 100:g}%"
     reasons = tuple(_reasons(agent, baseline, agents, agent_cap, baseline_cap))
     if low <= 1.0 <= high:
@@ -256,7 +253,7 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
                       f"pairs, less than {percent}")
     return RatioInterval(low, high, level, decision, statement, coverage, a.calibration, seeds,
                          rule=SAME_SETUP_RULE if same_setup else TWO_PAPER_RULE, reasons=reasons,
-                         design="same setup" if same_setup else "two papers", evidence=evidence)
+                         design="same setup" if same_setup else "two papers", evidence=evidence, row=row)
 
 
 def relative_scores(agents: Mapping[str, Any], baseline: Any, subset: str = "Atari-5", coefficients=None,

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from .._version import __version__
+from ..method.reference import SPEC_VERSION
 from ..data.datapackage import package_root, read_descriptor
 from ..data.errors import InputError
 
@@ -34,7 +35,7 @@ __all__ = ["Signature", "BootSetting", "signature", "parse_signature", "data_pac
 
 TRANSFORM_LABEL = "log10p1"  # phi(z) = log10(1 + max(0, z))
 # Field keys in the order they are written; the subset comes first and has no key.
-FIELD_ORDER = ("coef", "cal", "norm", "phi", "seeds", "boot", "data", "v")
+FIELD_ORDER = ("coef", "cal", "norm", "phi", "seeds", "boot", "data", "spec", "v")
 # What a signature can sign besides a plain score: "<subset> ratio" (relative_score), "<subset> same-setup ratio"
 # (relative_score(same_setup=True): another interval), "<subset> per-game" (predict).
 KIND_SUFFIXES = ("same-setup ratio", "ratio", "per-game")  # longest first: "same-setup ratio" ends with "ratio"
@@ -76,6 +77,7 @@ class Signature:
     seeds: tuple[int, ...] | None = None  # seeds per game in the subset's order (several seeds only)
     boot: BootSetting | None = None     # bootstrap settings (seed interval only)
     data_version: str | None = None     # data: the data package version installed when it was computed
+    spec_version: str | None = None     # spec: the version of SPEC.md the number follows (since format 1.1)
 
     @property
     def label(self) -> str:
@@ -83,7 +85,10 @@ class Signature:
 
     @property
     def format(self) -> str:
-        """"1.0" for signatures with the data: field (atari5-spec >= 1.0.0), "0.1" for older ones."""
+        """"1.1" for signatures with the spec: field, "1.0" for those with the data: field (atari5-spec >= 1.0.0),
+        "0.1" for older ones."""
+        if self.spec_version is not None:
+            return "1.1"
         return "1.0" if self.data_version is not None else "0.1"
 
     def fields(self) -> dict[str, str]:
@@ -99,6 +104,8 @@ class Signature:
             out["boot"] = str(self.boot)
         if self.data_version is not None:
             out["data"] = self.data_version
+        if self.spec_version is not None:
+            out["spec"] = self.spec_version
         out["v"] = self.code_version
         return out
 
@@ -137,7 +144,8 @@ def signature(subset: str, coefficients, n_seeds: Iterable[int] | None = None, b
         normalisation=coefficients.normalisation_label, transform=TRANSFORM_LABEL, code_version=__version__,
         calibration=cal_name, calibration_digest=cal_digest,
         seeds=tuple(n_seeds) if any(n > 1 for n in n_seeds) else None, boot=boot,
-        data_version=data_version if data_version is not None else data_version_of(coefficients)))
+        data_version=data_version if data_version is not None else data_version_of(coefficients),
+        spec_version=SPEC_VERSION))
 
 
 def data_version_of(coefficients) -> str:
@@ -215,6 +223,8 @@ def parse_signature(text: str) -> Signature:
             raise _bad(text, f"seeds: must be whole numbers separated by commas, not {values['seeds']!r}")
         seeds = tuple(int(n) for n in values["seeds"].split(","))
     boot = None
+    if "spec" in values and not re.fullmatch(r"\d+\.\d+", values["spec"]):
+        raise _bad(text, f"spec: must be <major>.<minor> (the SPEC.md version), not {values['spec']!r}")
     if "boot" in values:
         match = _BOOT.match(values["boot"])
         if not match:
@@ -223,4 +233,4 @@ def parse_signature(text: str) -> Signature:
     return Signature(subset=subset, kind=kind, coefficients=coefficients, coefficients_digest=digest,
                      normalisation=values["norm"], transform=values["phi"], code_version=values["v"],
                      calibration=calibration, calibration_digest=calibration_digest, seeds=seeds, boot=boot,
-                     data_version=values.get("data"))
+                     data_version=values.get("data"), spec_version=values.get("spec"))

@@ -23,6 +23,7 @@ from .._version import __version__
 from ..data.errors import InputError
 from ..data.paths import package_file
 from ..method.pinned import load_coefficient_set
+from ..method.reference import SPEC_VERSION
 from .signature import TRANSFORM_LABEL, Signature, data_package_version, parse_signature
 
 __all__ = ["FieldCheck", "ReportedLine", "SignatureCheck", "check_signature", "parse_reported_line"]
@@ -159,6 +160,11 @@ def _field_checks(sig: Signature, reported: ReportedLine | None, root: Path | No
     checks.append(_compare("data", sig.data_version, data_here,
                            "" if sig.data_version in (None, data_here) else
                            "another data package: the number depends only on coef and cal, but the data differ"))
+    checks.append(_compare("spec", sig.spec_version, SPEC_VERSION,
+                           "" if sig.spec_version in (None, SPEC_VERSION) else
+                           "another version of SPEC.md: the formula or the interval rules differ",
+                           ) if sig.spec_version is not None else
+                  FieldCheck("spec", None, SPEC_VERSION, ABSENT, "older signature format: SPEC.md 1.0 rules apply"))
     checks.append(_compare("v", sig.code_version, __version__,
                            "" if sig.code_version == __version__ else "another atari5-spec release computed it"))
     return checks
@@ -233,7 +239,7 @@ def _interval_with_the_signed_calibration(sig: Signature, reported: ReportedLine
     hash, the interval is recomputed with that one, as the signature says it
     was: an old signature stays verifiable.
     """
-    from ..method.calibration import read_named_calibration
+    from ..method.calibration import read_calibration_intervals, read_named_calibration
     from .estimate import _prediction_interval, load_aliases, runs_from
 
     pi = result.prediction_interval
@@ -246,7 +252,8 @@ def _interval_with_the_signed_calibration(sig: Signature, reported: ReportedLine
     if calibration is not None and calibration.digest == digest:
         runs = {g: v for g, v in runs_from(scores, load_aliases(root)).items() if g in coefficients.constants}
         return _prediction_interval(coefficients.subsets[sig.subset], runs, result.estimate, result.interval,
-                                    calibration, pi.level if pi else float(reported.level) / 100)
+                                    calibration, pi.level if pi else float(reported.level) / 100,
+                                    read_calibration_intervals(coefficients.path, calibration))
     return pi
 
 

@@ -30,7 +30,8 @@ from ..calibration import (
 )
 
 __all__ = ["calibration_text", "pin_calibration", "calibration_mismatches", "calibration_names", "CALIBRATION_SCHEMA",
-           "IN_RANGE_SCHEMA", "pinned_calibration_names"]
+           "IN_RANGE_SCHEMA", "pinned_calibration_names", "intervals_resource", "interval_table_files",
+           "interval_table_mismatches", "algorithm_sources"]
 
 CALIBRATION_SCHEMA = "schemas/calibration.schema.json"
 IN_RANGE_SCHEMA = "schemas/calibration-in-range.schema.json"
@@ -79,6 +80,68 @@ def _resource(version: str, method: str = "pooled", edition: int = 1) -> dict:
                           f"Out-of-sample errors of {version} ({what})")
 
 
+def intervals_resource(name: str) -> dict:
+    """The datapackage.json resource of calibration/intervals/<name>.csv (docs/design/interval-tables.md)."""
+    from ..interval_table import INTERVALS_SCHEMA
+
+    return table_resource(f"calibration-intervals-{name}", f"calibration/intervals/{name}.csv", INTERVALS_SCHEMA,
+                          f"Pinned interval half-widths of calibration {name}: per interval, subset, range and "
+                          "level, the model half-width in log10, the claim and its out-of-sample evidence")
+
+
+def algorithm_sources(root: Path) -> dict[str, str]:
+    """algorithm id -> source id from data/algorithms.csv (the interval tables' ``sources`` column)."""
+    import csv
+
+    with (Path(root) / "data" / "algorithms.csv").open(newline="", encoding="utf-8") as handle:
+        return {r["algorithm_id"]: r["source_id"] for r in csv.DictReader(handle)}
+
+
+def _calibration_from_text(name: str, text: str):
+    """The :class:`~atari5_spec.method.calibration.Calibration` a calibration file's text holds."""
+    import csv
+    import hashlib
+
+    from ..calibration import Calibration
+
+    version, method, edition = split_name(name)
+    return Calibration(version, tuple(csv.DictReader(text.splitlines())),
+                       hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], method, edition)
+
+
+def interval_table_files(root: Path, names: list[str], pending: dict[str, str] | None = None) -> dict[str, str]:
+    """calibration/intervals/<name>.csv -> text for each calibration ``name`` (its errors file as written, or as
+    ``pending`` holds it: relative path -> text)."""
+    from ..interval_table import interval_table_text
+
+    pending = pending or {}
+    sources = algorithm_sources(root)
+    out = {}
+    for name in names:
+        relative = f"calibration/{name}.csv"
+        text = pending.get(relative)
+        if text is None:
+            text = (Path(root) / relative).read_text(encoding="utf-8")
+        out[f"calibration/intervals/{name}.csv"] = interval_table_text(_calibration_from_text(name, text), sources)
+    return out
+
+
+def interval_table_mismatches(root: Path, name: str) -> tuple[int, list[str]]:
+    """(rows compared, problems): calibration/intervals/<name>.csv against the table recomputed from the pinned
+    errors file, byte for byte (a missing table is a problem)."""
+    relative = f"calibration/intervals/{name}.csv"
+    expected = interval_table_files(root, [name])[relative]
+    path = Path(root) / relative
+    if not path.is_file():
+        return 0, [f"{relative}: missing (python scripts/pin_interval_tables.py writes it)"]
+    pinned = path.read_text(encoding="utf-8")
+    if pinned == expected:
+        return pinned.count("\n") - 1, []
+    differ = [f"{relative} line {i + 2}: pinned {a!r}, recomputed {b!r}" for i, (a, b) in
+              enumerate(zip(pinned.splitlines()[1:], expected.splitlines()[1:])) if a != b]
+    return pinned.count("\n") - 1, differ or [f"{relative}: differs from the recomputed table (row count or header)"]
+
+
 def method_errors(dataset, version: str, method: str, progress=None) -> pd.DataFrame:
     """The errors a ``method`` calibration of ``version`` pins, from the data as it is now (reselected: every fold's
     staged search is run, about 1.5 s per paper of the search set)."""
@@ -123,11 +186,14 @@ def pin_calibration(path, version: str, method: str = "pooled", progress=None) -
         edition = editions[-1] + 1 if editions else 1
         name = calibration_name(version, method, edition)
         relative = f"calibration/{name}.csv"
+        table = interval_table_files(root, [name], {relative: text})  # written with the errors, derived from them
         descriptor = read_descriptor(root)
         descriptor["version"] = bump_version(descriptor["version"], "minor")
         if not any(r["name"] == f"calibration-{name}" for r in descriptor["resources"]):
             descriptor["resources"].append(_resource(version, method, edition))
-        descriptor = descriptor_with_stats(root, descriptor, {relative: text})
+        if not any(r["name"] == f"calibration-intervals-{name}" for r in descriptor["resources"]):
+            descriptor["resources"].append(intervals_resource(name))
+        descriptor = descriptor_with_stats(root, descriptor, {relative: text, **table})
         held = errors[(errors["kind"] == "held-out") & (errors["subset"] == "Atari-5")]
         changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8") if (root / "CHANGELOG.md").exists() else "# Changelog\n"
         counts = (f"{len(held)} held-out agents and "
@@ -141,7 +207,7 @@ def pin_calibration(path, version: str, method: str = "pooled", progress=None) -
             line = (f"Data {descriptor['version']}: calibration `{name}`, edition {edition} of `{version}`'s "
                     f"`{method}` calibration (`{relative}`: {counts}), from the data as it is now; `{newest}` "
                     "and earlier editions are kept unchanged and still verified.")
-        change.commit({relative: text, "datapackage.json": descriptor_text(descriptor),
+        change.commit({relative: text, **table, "datapackage.json": descriptor_text(descriptor),
                        "CHANGELOG.md": changelog_with_entry(changelog, "Added", line)})
     return root / relative, descriptor["version"]
 

@@ -1,0 +1,222 @@
+"""A calibration's interval table: the pinned half-widths ``score`` and the site apply, with the claim and evidence.
+
+One pure function, :func:`interval_table`, turns a pinned calibration (its
+rows of out-of-sample errors) into ``calibration/intervals/<name>.csv``
+(``schemas/calibration-intervals.schema.json``; docs/design/interval-tables.md):
+one row per (interval, subset, range, level) with the model half-width in
+log10 after any widening, the claim (shown, widened, withheld:
+:mod:`.claims`) and the out-of-sample evidence behind it. Every quantile is
+taken here, once, when the calibration is pinned; ``score`` and the site only
+read the table (:func:`atari5_spec.method.reference.read_interval_table`).
+
+Per calibration method (:mod:`.calibration`):
+
+* ``pooled``: range ``pooled``, the conformal quantile of every error of the
+  subset; evidence on held-out agents (``held-out``), each calibrated without
+  its own paper.
+* ``in-range``: ``in range`` on the in-range errors, ``extrapolation`` on
+  every error; evidence leave-one-paper-out on all agents of the range
+  (``leave-one-paper-out``). Always shown.
+* ``reselected``: as in-range, and the claim rule of :mod:`.claims` decides
+  shown, widened (half-width x factor) or withheld.
+* ``formula``: as reselected; the evidence is the claim's coverage on the
+  agents the selection never used, scored by the pinned formula
+  (``never-selected``), the primary line under its interval.
+
+Ratio rows (``in range`` only; a ratio is in range when both agents are):
+``ratio-two-papers`` half-width ``sqrt(2) q`` (two in-range agents' model
+parts combined; a pair with an agent below 40 combines the two agents' own
+rows), evidence on pairs from two papers; ``ratio-same-setup`` the same-setup
+model's half-width (:mod:`.pairs`), evidence on pairs from one paper.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+__all__ = ["interval_table", "interval_table_text", "INTERVAL_COLUMNS", "INTERVALS_SCHEMA", "intervals_path",
+           "LEVELS", "REASON_CODES"]
+
+INTERVALS_SCHEMA = "schemas/calibration-intervals.schema.json"
+INTERVAL_COLUMNS = ["interval", "subset", "range", "level", "status", "half_width", "factor", "errors",
+                    "population", "agents_covered", "agents", "runs_covered", "runs", "papers", "sources",
+                    "coverage_low", "coverage_high", "reason"]
+LEVELS = (0.8, 0.9, 0.95)  # the levels tabulated; `score` gives no prediction interval at any other
+# claim code -> what it means (the site and the CLI render their sentences from the code and the counts)
+REASON_CODES = {"too-few-agents": "fewer agents measured in the range than the level needs (1 / (1 - level))",
+                "coverage-short": "the measured coverage falls short of the level: widened by the factor, or "
+                                  "withheld when the coverage with the factor picked without each paper is short",
+                "no-factor": "no widening factor up to the largest tried supports the level",
+                "too-few-errors": "too few errors for a conformal quantile at the level"}
+
+
+def intervals_path(root, name: str):
+    """calibration/intervals/<name>.csv of the package at ``root``."""
+    from pathlib import Path
+
+    return Path(root) / "calibration" / "intervals" / f"{name}.csv"
+
+
+def _conformal(errors: Sequence[float], level: float) -> float:
+    from .calibration import conformal_quantile
+
+    return conformal_quantile(errors, level)
+
+
+def _row(interval, subset, group, level, status, half_width, factor, errors, population, evidence, sources,
+         reason="") -> dict:
+    withheld = status == "withheld" or half_width is None or not math.isfinite(half_width)
+    return {"interval": interval, "subset": subset, "range": group, "level": level,
+            "status": "withheld" if withheld else status, "half_width": None if withheld else half_width,
+            "factor": factor if status == "widened" else 1, "errors": errors, "population": population,
+            **evidence, "sources": sources, "reason": reason or ("too-few-errors" if withheld and status != "withheld"
+                                                                 else "")}
+
+
+def _agent_evidence(ev, source_of: Mapping[str, str], runs: Sequence[str]) -> tuple[dict, int]:
+    return ({"agents_covered": ev.covered, "agents": ev.n, "runs_covered": ev.runs_covered, "runs": ev.runs,
+             "papers": ev.papers, "coverage_low": ev.runs_low if ev.n else None,
+             "coverage_high": ev.runs_high if ev.n else None},
+            len({source_of.get(r, "") for r in runs} - {""}))
+
+
+def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, str]) -> list[dict]:
+    from .calibration import CLAIMED_METHODS, IN_RANGE_MIN, NEVER_SELECTED
+    from .claims import claim_details
+
+    mine = [r for r in calibration.rows if r["subset"] == subset]
+    if calibration.method == "pooled":
+        ev = calibration.coverage_evidence(subset, level)
+        held = [r["algorithm_id"] for r in mine if r["kind"] == "held-out"]
+        counts, sources = _agent_evidence(ev, source_of, held)
+        errors = calibration.errors(subset)
+        return [_row("agent", subset, "pooled", level, "shown", _conformal(errors, level), 1, len(errors),
+                     "held-out", counts, sources)]
+    rows = []
+    for group in ("in range", "extrapolation"):
+        errors = calibration.errors(subset, estimate=IN_RANGE_MIN if group == "in range" else 0.0)
+        members = [r["algorithm_id"] for r in mine if calibration.group(float(r["estimate"])) == group]
+        q = _conformal(errors, level)
+        if calibration.method in CLAIMED_METHODS:
+            details = claim_details(calibration.rows, subset, group, calibration.group, level)
+            claim = details.claim
+            factor = claim.factor if claim.status == "widened" else 1
+            if calibration.primary_is_never_selected:  # formula: the pinned formula on agents never selected
+                never = [r["algorithm_id"] for r in details.members if r["kind"] == NEVER_SELECTED]
+                counts, sources = _agent_evidence(claim.held_out, source_of, never)
+                population = "never-selected"
+            else:
+                counts, sources = _agent_evidence(claim.evidence, source_of, members)
+                population = "leave-one-paper-out"
+            rows.append(_row("agent", subset, group, level, claim.status, q * factor, factor, len(errors),
+                             population, counts, sources, claim.code))
+        else:
+            ev = calibration.coverage_evidence(subset, level, None, group)
+            counts, sources = _agent_evidence(ev, source_of, members)
+            rows.append(_row("agent", subset, group, level, "shown", q, 1, len(errors), "leave-one-paper-out",
+                             counts, sources))
+    return rows
+
+
+def _pair_runs_covered(first, second, covered) -> int:
+    wholly: dict[str, bool] = {}
+    for a, b, ok in zip(first, second, covered):
+        for run in (a.run, b.run):
+            wholly[run] = wholly.get(run, True) and bool(ok)
+    return sum(wholly.values())
+
+
+def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, str]) -> list[dict]:
+    from .pairs import pair_agents, same_setup_evidence, same_setup_model, two_paper_evidence, two_paper_half_widths
+
+    if calibration.method == "pooled" or not all("true_median" in r for r in calibration.rows):
+        return []
+    agents = pair_agents(calibration, subset)
+    if not agents:
+        return []
+    rows = []
+    q = _conformal(calibration.errors(subset, estimate=40.0), level)
+    halves = two_paper_half_widths(agents, level)
+    pairs = [(a, b, abs(a.plain_error - b.plain_error) <= math.hypot(halves[a.paper], halves[b.paper]))
+             for i, a in enumerate(agents) for b in agents[i + 1:] if a.paper != b.paper]
+    two_papers = (two_paper_evidence(agents, level), pairs, "pairs-two-papers")
+    if calibration.primary_is_never_selected:  # formula: pairs of never-selected agents, two pinned-formula errors
+        two_papers = _never_selected_pairs(calibration, subset, agents, pairs)
+    for interval, ev, half, pairs_used, population in (
+            ("ratio-two-papers", two_papers[0], math.hypot(q, q), two_papers[1], two_papers[2]),
+            ("ratio-same-setup", same_setup_evidence(agents, level), _same_setup_half(same_setup_model(agents, level)),
+             _same_paper_pairs(agents, level, same_setup_model), "pairs-same-paper")):
+        if ev is None:
+            continue
+        runs = {x.run for a, b, _ in pairs_used for x in (a, b)}
+        counts = {"agents_covered": ev.covered, "agents": ev.n,
+                  "runs_covered": _pair_runs_covered(*zip(*pairs_used)) if pairs_used else 0, "runs": ev.runs,
+                  "papers": ev.papers, "coverage_low": ev.low, "coverage_high": ev.high}
+        rows.append(_row(interval, subset, "in range", level, "shown", half, 1, ev.n, population, counts,
+                         len({source_of.get(r, "") for r in runs} - {""})))
+    return rows
+
+
+def _never_selected_pairs(calibration, subset: str, agents, pairs) -> tuple:
+    """(evidence, pairs, population) of the two-paper pairs whose agents the selection never used: their error is
+    the difference of two pinned-formula errors, each half-width calibrated without its own paper."""
+    import numpy as np
+
+    from .calibration import NEVER_SELECTED
+    from .pairs import pair_evidence
+
+    never = {r["agent"] for r in calibration.rows if r["subset"] == subset and r["kind"] == NEVER_SELECTED}
+    mine = [(a, b, ok) for a, b, ok in pairs if a.agent in never and b.agent in never]
+    if not mine:
+        return None, [], "never-selected-pairs-two-papers"
+    first, second, covered = zip(*mine)
+    return (pair_evidence(np.array(covered, bool), list(first), list(second)), mine,
+            "never-selected-pairs-two-papers")
+
+
+def _same_setup_half(model) -> float | None:
+    return None if model is None else model.half_width
+
+
+def _same_paper_pairs(agents, level: float, model_of) -> list:
+    out = []
+    for paper in sorted({a.paper for a in agents}):
+        members = [a for a in agents if a.paper == paper]
+        if len(members) < 2:
+            continue
+        model = model_of(agents, level, exclude_paper=paper)
+        half = model.half_width if model else math.inf
+        out += [(a, b, abs(a.plain_error - b.plain_error) <= half) for i, a in enumerate(members)
+                for b in members[i + 1:]]
+    return out
+
+
+def interval_table(calibration, source_of: Mapping[str, str] | None = None, levels: Sequence[float] = LEVELS):
+    """The interval table of a pinned :class:`~atari5_spec.method.calibration.Calibration` as a DataFrame
+    (INTERVAL_COLUMNS, one row per interval, subset, range and level, in that order). ``source_of``: algorithm id
+    -> source id (data/algorithms.csv), for the ``sources`` column."""
+    import pandas as pd
+
+    source_of = source_of or {}
+    subsets = list(dict.fromkeys(r["subset"] for r in calibration.rows))
+    rows = []
+    for level in levels:
+        for subset in subsets:
+            rows += _agent_rows(calibration, subset, level, source_of)
+        for subset in subsets:
+            rows += _pair_rows(calibration, subset, level, source_of)
+    order = {"agent": 0, "ratio-two-papers": 1, "ratio-same-setup": 2}
+    frame = pd.DataFrame(rows, columns=INTERVAL_COLUMNS)
+    frame = frame.assign(_o=frame["interval"].map(order)).sort_values(["_o", "level"], kind="stable")
+    return frame.drop(columns="_o").reset_index(drop=True)
+
+
+def interval_table_text(calibration, source_of: Mapping[str, str] | None = None) -> str:
+    """The table as the CSV text pinned in calibration/intervals/<name>.csv (byte-identical for the same rows)."""
+    from ..data.writing import frame_csv_text
+
+    frame = interval_table(calibration, source_of)
+    for column in ("errors", "agents_covered", "agents", "runs_covered", "runs", "papers", "sources"):
+        frame[column] = frame[column].astype(int)
+    return frame_csv_text(frame, INTERVAL_COLUMNS)
