@@ -42,7 +42,7 @@ from ..calibration import CLAIMED_METHODS, IN_RANGE_MIN, NEVER_SELECTED, Calibra
 from ..claims import Evidence, evidence, supported
 
 __all__ = ["EVERYONE", "Alternative", "alternatives", "never_selected_rows", "SingleResult", "single_results",
-           "PairResult", "pair_results", "choice", "choice_markdown", "RULE"]
+           "PairResult", "pair_results", "choice", "choice_blocks", "RULE"]
 
 LEVEL = 0.95
 EVERYONE = "pinned formula on everyone"
@@ -214,21 +214,23 @@ def _cell(e: Evidence | None, sources: int) -> str:
             f"sources; runs {e.runs_low:.0%}-{e.runs_high:.0%}")
 
 
-def choice_markdown(dataset, version: str, subsets: Sequence[str], level: float = LEVEL) -> str:
-    """The comparison as markdown: per calibration and subset, never-selected coverage and width; ratios per band;
-    the rule's outcome."""
+def choice_blocks(dataset, version: str, subsets: Sequence[str], level: float = LEVEL) -> dict[str, str]:
+    """The comparison as markdown blocks: ``calibration-choice`` (docs/out-of-sample.md: per calibration and subset,
+    never-selected coverage and width, the rule's outcome) and ``ratio-choice`` (docs/comparisons.md: two-paper
+    ratios of never-selected agents per calibration and subset, decisions per band of true ratio)."""
     from ..pair_evaluation import BANDS
 
     alts = alternatives(dataset, version)
     formula = next((a.calibration for a in reversed(alts) if a.calibration.method == "formula"), None)
     if formula is None:
-        return f"`{version}` has no pinned formula calibration: nothing to compare on.\n"
+        text = f"`{version}` has no pinned formula calibration: nothing to compare on.\n"
+        return {"calibration-choice": text, "ratio-choice": text}
     sources_of = dict(zip(dataset.algorithms["algorithm_id"], dataset.algorithms["source_id"].astype(str)))
     singles = single_results(alts, formula, subsets, sources_of, level)
     lines = [f"`{version}`, {level:.0%} intervals on the never-selected in-range agents (outside the training set, "
              f"scored by the pinned formula; never-selected agents from `{formula.name}`), each calibrated without "
              "its own paper's errors: covered / agents; runs wholly covered, papers and sources behind them; exact "
-             "95% bounds over runs; median width (high / low):", "",
+             "95% bounds over runs; what `score` does with it (its own claim rule); median width (high / low):", "",
              "| calibration | " + " | ".join(subsets) + " |", "|---|" + "---|" * len(subsets)]
     for alt in alts:
         cells = []
@@ -237,22 +239,58 @@ def choice_markdown(dataset, version: str, subsets: Sequence[str], level: float 
             cells.append("-" if r is None else _cell(r.evidence, r.sources)
                          + ("" if r.evidence is None else f"; {r.status}, width {r.median_width:.2f}"))
         lines.append(f"| `{alt.name}` | " + " | ".join(cells) + " |")
+    picked, why = choice(alts, singles, level)
+    lines += ["", "The rule, as stated above: " + RULE + ".", ""] + [f"* `{name}`: {text}" for name, text in why.items()]
+    lines += ["", f"Chosen by the rule: **{picked or 'none (the default stays)'}**."]
+    blocks = {"calibration-choice": "\n".join(lines) + "\n"}
     pairs = pair_results(alts, formula, subsets, level)
     band_names = [name for name, _, _ in BANDS]
-    lines += ["", f"Ratio of two never-selected in-range agents from two papers (their error: the difference of two "
-              "pinned-formula errors), each half-width from the calibration without the agent's paper: covered "
-              "pairs (95% interval clustered by paper), median width (high / low), pairs decided (the interval "
-              "excludes 1) per band of true ratio, wrong-way decisions:", "",
-              "| calibration | subset | pairs | covered | runs | papers | median width | "
-              + " | ".join(f"decided, {b}" for b in band_names) + " | wrong way |",
-              "|---|---|---:|---:|---:|---:|---:|" + "---:|" * len(band_names) + "---:|"]
+    lines = [f"`{version}`, {level:.0%} ratio intervals on pairs of never-selected in-range agents from two papers "
+             f"(never-selected agents from `{formula.name}`; a pair's error is the difference of two pinned-formula "
+             "errors), each agent's half-width from the calibration without its paper, combined as sqrt(a^2 + b^2): "
+             "covered pairs with a 95% interval clustered by paper, the runs and papers behind them, median width "
+             "(high / low), pairs decided (the interval excludes 1) per band of true ratio, wrong-way decisions:", "",
+             "| calibration | subset | covered | runs | papers | median width | "
+             + " | ".join(f"decided, {b}" for b in band_names) + " | wrong way |",
+             "|---|---|---:|---:|---:|---:|" + "---:|" * len(band_names) + "---:|"]
     for p in pairs:
         m, e = p.measured, p.measured.evidence
         bands = [f"{d}/{n} ({d / n:.0%})" if n else "-" for d, n in m.bands]
-        lines.append(f"| `{p.calibration}` | {p.subset} | {e.n} | {e.covered}/{e.n} ({e.coverage:.1%}; "
+        lines.append(f"| `{p.calibration}` | {p.subset} | {e.covered}/{e.n} ({e.coverage:.1%}; "
                      f"{e.low:.0%}-{e.high:.0%}) | {e.runs} | {e.papers} | {m.median_width:.2f} | "
                      + " | ".join(bands) + f" | {m.wrong_way} |")
-    picked, why = choice(alts, singles, level)
-    lines += ["", "The rule: " + RULE + ".", ""] + [f"* `{name}`: {text}" for name, text in why.items()]
-    lines += ["", f"Chosen by the rule: **{picked or 'none (the default stays)'}**."]
+    blocks["ratio-choice"] = "\n".join(lines) + "\n"
+    return blocks
+
+
+def shared_error_by_scoring(dataset, version: str, subset: str = "Atari-5") -> str:
+    """Where the shared error by paper comes from: the intraclass correlation of the agents' plain log errors by
+    paper, (a) training agents scored by their paper's fold (the reselected errors: agents of one paper share one
+    fold model), (b) the same agents scored by the pinned formula (in sample), (c) never-selected agents scored by
+    the pinned formula (what a same-setup comparison of two users' agents meets)."""
+    from ..pair_evaluation import shared_error
+    from ..pairs import pair_agents
+
+    alts = {a.calibration.method if a.out_of_sample else EVERYONE: a.calibration for a in alternatives(dataset, version)}
+    formula, reselected, everyone = alts.get("formula"), alts.get("reselected"), alts[EVERYONE]
+    if formula is None or reselected is None:
+        return ""
+
+    def kind_agents(calibration, kind):
+        names = {r["agent"] for r in calibration.rows if r["subset"] == subset and r["kind"] == kind}
+        return [a for a in pair_agents(calibration, subset) if a.agent in names]
+
+    lines = [f"Where that correlation comes from ({subset}, in-range agents, intraclass correlation by paper):", "",
+             "| agents | scored by | agents | papers | intraclass correlation |", "|---|---|---:|---:|---:|"]
+    for who, how, calibration, kind in (
+            ("used by the selection (training agents)", f"their paper's fold (`{reselected.name}`)", reselected,
+             "leave-one-paper-out"),
+            ("used by the selection (training agents)", "the pinned formula (in sample)", everyone,
+             "leave-one-paper-out"),
+            ("never selected (held-out)", f"the pinned formula (`{formula.name}`)", formula, NEVER_SELECTED)):
+        agents = kind_agents(calibration, kind)
+        if len({a.paper for a in agents}) < 2:
+            continue
+        shared = shared_error(agents)
+        lines.append(f"| {who} | {how} | {shared.n_agents} | {shared.n_papers} | {shared.icc:.2f} |")
     return "\n".join(lines) + "\n"
