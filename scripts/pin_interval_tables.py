@@ -10,7 +10,9 @@ version, every method, every edition), the table of interval half-widths derived
 ``schemas/calibration-intervals.schema.json``), registered in datapackage.json with its hash; one transaction.
 Editions pinned later get their table from ``evaluate --pin-calibration`` itself. Tables already written and
 registered are left as they are; a replay on a package where every table is in place writes nothing. On a merged
-main whose data version moved, run it again: it writes what is missing and bumps the version once.
+main whose data version moved, run it again: it writes what is missing and bumps the version once. ``--refresh``
+also rewrites every table that differs from the one its errors file gives now (``verify`` names them: e.g. when a
+merge changed data/algorithms.csv's sources behind the ``sources`` column), again as one minor version.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from atari5_spec.method.evaluation.pinning import (  # noqa: E402
 )
 
 
-def apply(root: Path) -> dict[str, str]:
-    """The new text of every file the change writes (relative path -> text); empty when nothing is missing."""
+def apply(root: Path, refresh: bool = False) -> dict[str, str]:
+    """The new text of every file the change writes (relative path -> text); empty when nothing is missing (or, with
+    ``refresh``, differs)."""
     descriptor = read_descriptor(root)
     registered = {r["name"] for r in descriptor["resources"]}
     names = []
@@ -41,6 +44,10 @@ def apply(root: Path) -> dict[str, str]:
         names += [n for n in pinned_calibration_names(root, version) if f"calibration-{n}" in registered]
     missing = [n for n in names if f"calibration-intervals-{n}" not in registered
                or not (root / "calibration" / "intervals" / f"{n}.csv").is_file()]
+    if refresh:
+        current = interval_table_files(root, [n for n in names if n not in missing])
+        missing += [n for n in names if n not in missing and current[f"calibration/intervals/{n}.csv"]
+                    != (root / "calibration" / "intervals" / f"{n}.csv").read_text(encoding="utf-8")]
     if not missing:
         return {}
     texts = interval_table_files(root, missing)
@@ -50,10 +57,11 @@ def apply(root: Path) -> dict[str, str]:
     texts["datapackage.json"] = bumped_descriptor_text(root, descriptor, texts)
     version = read_descriptor_version(texts["datapackage.json"])
     changelog = (root / "CHANGELOG.md").read_text(encoding="utf-8")
+    what = ("interval tables written again from their calibrations' errors" if refresh else
+            "the interval table of every pinned calibration edition")
     texts["CHANGELOG.md"] = changelog_with_entry(
         changelog, "Added",
-        f"Data {version}: the interval table of every pinned calibration edition, "
-        f"`calibration/intervals/<name>.csv` ({', '.join(f'`{n}`' for n in missing)}): per interval, subset, "
+        f"Data {version}: {what}, `calibration/intervals/<name>.csv` ({', '.join(f'`{n}`' for n in missing)}): per interval, subset, "
         "range and level the model half-width in log10 that `score` and the site apply, the claim and its "
         "out-of-sample evidence (docs/design/interval-tables.md); written by scripts/pin_interval_tables.py, "
         "recomputed by `verify`.")
@@ -70,9 +78,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("package", nargs="?", type=Path, default=ROOT,
                         help="data package directory (default: this repository)")
+    parser.add_argument("--refresh", action="store_true",
+                        help="also rewrite the tables that differ from what their errors files give now")
     args = parser.parse_args(argv)
     with package_transaction(args.package, "pin_interval_tables") as change:
-        texts = apply(args.package)
+        texts = apply(args.package, args.refresh)
         if texts:
             change.commit(texts)
     written = sorted(t for t in texts if t.startswith("calibration/intervals/"))

@@ -175,3 +175,79 @@ def test_the_cycle_check_sees_a_circle(tmp_path, monkeypatch):
     (fake / "data" / "validation.py").write_text("from .registry import f\n")
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
     assert import_cycles() == [["atari5_spec.data.registry", "atari5_spec.data.validation"]]
+
+
+def test_docstrings_name_only_dotted_paths_that_import():
+    """A dotted path in the package's text (``atari5_spec.method.reference``) names a module or object that exists:
+    32 docstrings still named the paths from before the layers moved (issue 32)."""
+    import importlib
+    import re
+
+    def resolves(ref: str) -> bool:
+        parts = ref.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            for part in parts[i:]:
+                if hasattr(obj, part):
+                    obj = getattr(obj, part)
+                    continue
+                try:
+                    obj = importlib.import_module(f"{obj.__name__}.{part}")
+                except (ImportError, AttributeError):
+                    return False
+            return True
+        return False
+
+    dead = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for ref in re.findall(r"atari5_spec(?:\.[A-Za-z_]\w*)+", line):
+                if not ref.endswith(("_py", ".py")) and not resolves(ref):
+                    dead.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {ref}")
+    assert dead == []
+
+
+def test_each_command_family_adds_exactly_the_commands_main_maps_to_it():
+    """cli/main.py builds only the named command's family (so `score` imports no other family): its map must be
+    what each family module adds."""
+    import argparse
+    import importlib
+
+    from atari5_spec.cli.main import FAMILIES, build_parser
+
+    for family, (adder, names) in FAMILIES.items():
+        commands = argparse.ArgumentParser().add_subparsers()
+        getattr(importlib.import_module(f"atari5_spec.cli.{family}"), adder)(commands)
+        assert tuple(commands.choices) == names, family
+    every = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert set(every) == {n for _, names in FAMILIES.values() for n in names}
+    only = next(a for a in build_parser("score")._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert set(only) == {"score", "predict", "leaderboard"}
+
+
+def test_the_score_path_imports_a_small_part_of_the_package():
+    """`atari5-spec score` on five games, in a fresh interpreter: at most 30 of the package's modules (45 in 1.2.0;
+    benchmarks/bench_score_imports.py measures it against any revision), no pandas, and none of the other command
+    families, the transaction machinery or the pair measurements."""
+    import json
+    import subprocess
+
+    probe = """
+import sys, io, contextlib, json
+from atari5_spec.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    status = main(sys.argv[1:])
+print(json.dumps([status, sorted(m for m in sys.modules if m.startswith("atari5_spec"))]))
+"""
+    arguments = ["score", "--score", "battle_zone=35000", "--score", "double_dunk=-1.5", "--score",
+                 "name_this_game=12000", "--score", "phoenix=9000", "--score", "qbert=15000"]
+    done = subprocess.run([sys.executable, "-c", probe, *arguments], capture_output=True, text=True, check=True,
+                          cwd=PACKAGE.parent)
+    status, modules = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0 and len(modules) <= 30, modules
+    assert not any(m.startswith(("atari5_spec.data.transaction", "atari5_spec.cli.package", "atari5_spec.cli.search",
+                                 "atari5_spec.method.pairs", "atari5_spec.scoring.relative", "pandas"))
+                   for m in modules), modules

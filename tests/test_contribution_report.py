@@ -14,7 +14,7 @@ import pytest
 
 from atari5_spec.cli import main
 from atari5_spec.contributions.report import changed_files, escape, report_markdown, summarise_submission
-from atari5_spec.method.normalisation import human_normalised
+from atari5_spec.method.reference import human_normalised
 from atari5_spec.scoring.estimate import score
 from atari5_spec.scoring.ranking import leaderboard
 

@@ -166,7 +166,7 @@ def test_readme_states_how_many_training_entries_have_a_known_protocol(dataset):
 
     from atari5_spec.method import coefficients as coef
 
-    manifest, _ = coef.read_version(dataset.root / "coefficients", "paper-2023")
+    manifest, _ = coef.read_version_tables(dataset.root / "coefficients", "paper-2023")
     trained = dataset.algorithms.set_index("algorithm_id").loc[manifest["training"]["algorithms"]]
     sticky, start = int(trained.sticky_action_probability.notna().sum()), int(trained.start_condition.notna().sum())
     readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())

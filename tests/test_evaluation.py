@@ -68,7 +68,7 @@ def test_a_held_out_estimate_is_exactly_what_score_gives_for_the_same_numbers(da
 
 
 def test_leave_one_paper_out_never_fits_on_the_papers_own_agents(data):
-    manifest, tables = coef.read_version(data.root / "coefficients", "paper-2023")
+    manifest, tables = coef.read_version_tables(data.root / "coefficients", "paper-2023")
     X, y = training.training_matrix(tables["training_rows"], data.games, data.algorithms)
     info = algorithm_info(data.algorithms, X.index)
     games = list(load_coefficient_set("paper-2023").subsets["Atari-5"].games)
@@ -108,7 +108,7 @@ def test_pinned_calibration_is_what_the_data_gives(data, paper):
 
 @pytest.mark.slow
 def test_nested_cross_validation_reruns_the_search_in_every_outer_fold(data):
-    _, tables = coef.read_version(data.root / "coefficients", "paper-2023")
+    _, tables = coef.read_version_tables(data.root / "coefficients", "paper-2023")
     X, y = training.training_matrix(tables["training_rows"], data.games, data.algorithms)
     result = nested_cv(X, y, k=5, n_splits=3)
     assert len(result.chosen) == 3 and all(len(games) == 5 for games in result.chosen)
@@ -191,6 +191,6 @@ def test_evaluate_command_text_json_and_figure(capsys, tmp_path):
 def test_refit_version_keeps_the_papers_games_and_adds_the_new_results(data):
     paper_set, refit = load_coefficient_set("paper-2023"), load_coefficient_set("refit-2026-11")
     assert {k: m.games for k, m in paper_set.subsets.items()} == {k: m.games for k, m in refit.subsets.items()}
-    manifest, _ = coef.read_version(data.root / "coefficients", "refit-2026-11")
+    manifest, _ = coef.read_version_tables(data.root / "coefficients", "refit-2026-11")
     assert {"dreamerv3", "muzero-curves", "ppo-dreamerv3"} <= set(manifest["training"]["algorithms"])
     assert coef.read_index(data.root / "coefficients")["default"] == "paper-2023"

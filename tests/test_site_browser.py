@@ -295,6 +295,85 @@ def test_the_scorer_equals_python_over_many_inputs_in_both_ranges(visit, dataset
     assert "in range" in ranges
 
 
+def test_the_scorers_port_of_the_spec_reproduces_every_conformance_vector(visit):
+    """static/site.js's port of SPEC.md (window.atari5Spec, what the scorer computes with) on conformance/vectors.json:
+    every number within SPEC.md's tolerance, every printed string and null exactly."""
+    from atari5_spec.data.datapackage import package_root
+
+    vectors = json.loads((package_root() / "conformance" / "vectors.json").read_text(encoding="utf-8"))
+    page = visit().open("score.html")
+    got = page.evaluate("""vectors => {
+      const s = window.atari5Spec, games = vectors.coefficients.games;
+      const row = (c, interval, range) => vectors.interval_tables[c.calibration].find(r => r.interval === interval
+        && r.subset === c.subset && r.range === range && r.level === c.level);
+      const agent = (c, a) => {
+        const m = vectors.coefficients.subsets[c.subset];
+        const e = s.estimate(m.games, m.weights, games, a.scores);
+        const pooled = vectors.interval_tables[c.calibration].some(r => r.range === "pooled");
+        const range = s.rangeOf(e, pooled), r = row(c, "agent", range);
+        const p = r && r.status !== "withheld" ? s.predictionInterval(e, range, r.half_width, a.seed_interval) : null;
+        return {estimate: e, range: range, prediction_interval: p,
+                printed: {estimate: s.printed(e, 1), prediction_interval: p && p.map(x => s.printed(x, 1))}};
+      };
+      return vectors.cases.map(c => {
+        if (c.kind === "score") return agent(c, c);
+        const a = agent(c, c.agent), b = agent(c, c.baseline), ratio = a.estimate / b.estimate;
+        let p = null;
+        if (a.prediction_interval && b.prediction_interval && a.estimate > 0) {
+          const r = row(c, "ratio-same-setup", "in range");
+          p = c.same_setup ? (r && r.status !== "withheld" ? s.sameSetupRatioInterval(a.estimate, b.estimate,
+                r.half_width, c.ratio_seed_interval) : null)
+            : s.ratioInterval(a.estimate, b.estimate, a.prediction_interval, b.prediction_interval);
+        }
+        return {agent: a, baseline: b, ratio: ratio, ratio_interval: p, decision: p ? s.decision(p) : null,
+                printed: {ratio: s.printed(ratio, 3), ratio_interval: p && p.map(x => s.printed(x, 3))}};
+      });
+    }""", vectors)
+
+    def close(expected, value):
+        return abs(expected - value) <= 1e-9 * max(1.0, abs(expected))
+
+    def same(expected, value, where):
+        if expected is None or isinstance(expected, str):
+            assert value == expected, where
+        elif isinstance(expected, float):
+            assert close(expected, value), where
+        elif isinstance(expected, list):
+            assert value is not None and len(value) == len(expected), where
+            for i, (e, v) in enumerate(zip(expected, value)):
+                same(e, v, f"{where}[{i}]")
+        else:  # the fields the port returns
+            for key, v in value.items():
+                same(expected[key], v, f"{where}.{key}")
+
+    assert len(got) == len(vectors["cases"]) >= 30
+    for case, value in zip(vectors["cases"], got):
+        same(case["expected"], value, case["id"])
+    # the printing rule, ties included: correct rounding, ties to even on the exact binary64 value (Python's format)
+    for x in (0.25, 0.35, 2.675, 1.0625, 1234567.25, -0.05, 0.15):
+        for places in (1, 3):
+            assert page.evaluate("([x, p]) => window.atari5Spec.printed(x, p)", [x, places]) == f"{x:,.{places}f}", x
+
+
+@pytest.mark.parametrize("text", ["12,000", "12k", "1 200", "12.000,5", "0x10", "1e", "--3", "Infinity", "NaN"])
+def test_the_scorer_refuses_what_is_not_a_plain_number_and_names_the_game(visit, text):
+    """A thousands separator or a suffix is refused with a message naming the field, never misread (issue 34: "12,000"
+    gave 109.5 on the page and 21.4 in the command; "12k" became 12)."""
+    page = visit().open("score.html")
+    for game, value in SCORED.items():
+        page.fill(f"#input-{game}", str(value))
+    assert page.text_content("#estimate") != "-"
+    page.fill("#input-battle_zone", text)
+    assert page.input_value("#input-battle_zone") == text  # kept as typed, not cut to a number
+    assert page.text_content("#estimate") == "-" and page.text_content("#paste-line") == "-"
+    message = page.text_content("#coverage")
+    assert message.startswith("refused: Battle Zone:") and text in message and "12000" in message
+    assert page.get_attribute("#input-battle_zone", "aria-invalid") == "true"
+    page.fill("#input-battle_zone", "3.5e4")  # a plain number with an exponent is one
+    assert page.text_content("#estimate") == printed(atari5_spec.score(dict(SCORED, battle_zone=35000),
+                                                                       n_bootstrap=0).estimate)
+
+
 SCORED = {"battle_zone": 35000, "double_dunk": -1.5, "name_this_game": 12000, "phoenix": 9000, "qbert": 15000}
 BELOW_RANDOM = {"battle_zone": 1000, "double_dunk": -1.5, "name_this_game": 12000, "phoenix": 9000, "qbert": 15000}
 

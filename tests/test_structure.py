@@ -30,7 +30,7 @@ def paper(dataset):
     """The training matrix and the pinned paper-2023 tables."""
     rows = training.training_rows(dataset, pool_only=True)
     X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
-    _, tables = coef.read_version(dataset.root / "coefficients", coef.PAPER_VERSION)
+    _, tables = coef.read_version_tables(dataset.root / "coefficients", coef.PAPER_VERSION)
     return {"rows": rows, "X": X, "y": y, "tables": tables}
 
 

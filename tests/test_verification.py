@@ -13,7 +13,7 @@ from atari5_spec.method.verification import compare_published, verify
 
 @pytest.fixture(scope="module")
 def paper(dataset):
-    content, tables = coef.read_version(package_root() / "coefficients", coef.PAPER_VERSION)
+    content, tables = coef.read_version_tables(package_root() / "coefficients", coef.PAPER_VERSION)
     rows = training.training_rows(dataset, pool_only=True)
     refit = coef.fit_version(rows, dataset.games, dataset.algorithms, content["subsets"])
     return reproduction.reproduce_tables(dataset, refit._asdict(), rows)

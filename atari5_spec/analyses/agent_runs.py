@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..data.errors import InputError
 from ..data.ids import UnknownGameError, game_aliases, resolve_game
-from ..method.normalisation import human_normalised
+from ..method.reference import human_normalised
 from ..method.training import canonical_games
 from .run_aggregates import RunAggregates, aggregate_runs
 from .runs_input import benchmark_runs, normalised_runs, read_runs, runs_from_text

@@ -10,7 +10,7 @@ Definitions come from Bellemare et al., "The Arcade Learning Environment"
 (JAIR 2013), section 4, and from rliable (Agarwal et al., 2021) for the
 interquartile mean, optimality gap and stratified bootstrap.
 
-Human-normalised scores live in :mod:`atari5_spec.normalisation`.
+Human-normalised scores live in :mod:`atari5_spec.method.reference`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``atari5-spec irt``: the 2PL fit of :func:`atari5_spec.structure.training_irt` as text and as JSON."""
+"""``atari5-spec irt``: the 2PL fit of :func:`atari5_spec.analyses.structure.training_irt` as text and as JSON."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Input: one ``(n_seeds, n_games)`` matrix of human-normalised scores per agent
 (fractions: 1.0 = the average human), e.g. from
-:func:`atari5_spec.runs_input.normalised_runs`. Output
+:func:`atari5_spec.analyses.runs_input.normalised_runs`. Output
 (:func:`aggregate_runs`):
 
 * per agent the mean, median, interquartile mean (IQM) and optimality gap
@@ -20,7 +20,7 @@ Input: one ``(n_seeds, n_games)`` matrix of human-normalised scores per agent
 * the paired comparison of Bellemare et al. (2013), section 4.3: per game a
   two-sided Welch t-test at alpha = 0.01, counted as wins, losses and ties.
 
-Point estimates use the formulas of :mod:`atari5_spec.aggregates`, written
+Point estimates use the formulas of :mod:`atari5_spec.analyses.aggregates`, written
 as rliable writes them, so they equal ``rliable.metrics`` to the last bit.
 Resampled statistics are computed in chunks of resamples (no Python loop
 per resample; memory independent of the number of resamples and linear in
@@ -61,7 +61,7 @@ WELCH_ALPHA = 0.01  # Bellemare et al. (2013), section 4.3
 def batch_statistics(resampled: np.ndarray) -> dict[str, np.ndarray]:
     """IQM, median, mean and optimality gap of each resample: arrays of shape (n_resamples,).
 
-    The same definitions as :mod:`atari5_spec.aggregates` (and rliable),
+    The same definitions as :mod:`atari5_spec.analyses.aggregates` (and rliable),
     vectorised over the first axis.
     """
     n_resamples = resampled.shape[0]
@@ -237,7 +237,7 @@ def improvement_probability(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def welch_win_loss(x: np.ndarray, y: np.ndarray, alpha: float = WELCH_ALPHA) -> aggregates.WinLoss:
     """Bellemare et al. (2013), section 4.3, for complete (n_seeds, n_games) matrices: one Welch test per game.
 
-    The same rules as :func:`atari5_spec.aggregates.paired_win_loss` (equal
+    The same rules as :func:`atari5_spec.analyses.aggregates.paired_win_loss` (equal
     means tie; two constant samples with different means are decided without
     a test), with all games' t-tests in one vectorised call.
     """

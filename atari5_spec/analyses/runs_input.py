@@ -1,7 +1,7 @@
 """Reading researchers' own per-seed runs: ``agent,game,seed,score`` CSV files.
 
 One row per agent, game and seed (or run), the raw game score, games in any
-spelling :func:`atari5_spec.ids.resolve_game` accepts (``battle_zone``,
+spelling :func:`atari5_spec.data.ids.resolve_game` accepts (``battle_zone``,
 ``ALE/BattleZone-v5``, "Battle Zone"). Columns are found by name, in any
 order, case-insensitively; ``algorithm`` may stand for ``agent`` and ``run``
 for ``seed``. Lines starting with ``#`` are comments.
@@ -10,7 +10,7 @@ for ``seed``. Lines starting with ``#`` are comments.
 :func:`normalised_runs` turns it into one ``(n_seeds, n_games)`` matrix of
 human-normalised scores per agent, as fractions (0 = random, 1.0 = the
 average human, rliable's convention). Every problem is an
-:class:`~atari5_spec.errors.InputError` naming the file, line and column and
+:class:`~atari5_spec.data.errors.InputError` naming the file, line and column and
 saying how to fix it.
 """
 

@@ -1,7 +1,7 @@
 """The papers' other analyses of the score data: structure, fairness, IRT and aggregates.
 
 Small pure functions over the training matrix ``(X, y)`` of
-:func:`atari5_spec.training.training_matrix` (phi(Z) per algorithm x game, NaN
+:func:`atari5_spec.method.training.training_matrix` (phi(Z) per algorithm x game, NaN
 where missing, and phi of the 57-game median) or over the Dataset:
 
 * section 4.2 / 5.1 of the Atari-5 paper: how well each game alone predicts
@@ -36,7 +36,7 @@ import scipy.stats
 
 from ..data.published import matches_printed, published_rows
 from ..method import fitting, training
-from ..method.normalisation import inverse_log_transform
+from ..method.reference import inverse_log_transform
 from ..method.reproduction import algorithm_estimates
 from . import aggregates, irt
 
@@ -92,7 +92,7 @@ def per_game_fit_summary(X: pd.DataFrame, predictors: Sequence[str]) -> pd.DataF
     """Sections 4.4 / 5.5: each game's per-game model (Tables 10, 11) with its sums of squares.
 
     For each game g, the OLS with intercept of X[g] on X[predictors]
-    (:func:`atari5_spec.fitting.per_game_models`), over the rows having all
+    (:func:`atari5_spec.method.fitting.per_game_models`), over the rows having all
     predictors and g. Returns, indexed by game id: n, rss (residual sum of
     squares of that fit), tss (sum of squares of X[g] about its mean over the
     same rows) and r2 = 1 - rss / tss. A predictor game predicts itself
@@ -153,7 +153,7 @@ def out_of_fold_estimates(X: pd.DataFrame, y: pd.Series, games: Sequence[str],
     """Each algorithm's subset estimate from the fold that did not train on it (the search's 10-fold CV).
 
     The rows having every game of the subset, in row order, are cut into the
-    folds of :func:`atari5_spec.fitting.kfold_test_folds` (those the subset
+    folds of :func:`atari5_spec.method.fitting.kfold_test_folds` (those the subset
     search cross-validates with); each fold is predicted by the no-intercept
     model fitted on the other folds. Columns: algorithm_id, median and
     estimate (human-normalised, %), fold, rel_err (estimate / median - 1).
@@ -378,11 +378,11 @@ def irt_analysis(responses: pd.DataFrame, regularised: bool = True,
     """Martinez-Plumed & Hernandez-Orallo (2017), section 4: a 2PL model fitted to binary responses (algorithms x games).
 
     ``regularised`` (default): Bayes modal estimation with
-    :data:`atari5_spec.irt.DEFAULT_PRIOR`; otherwise marginal maximum
+    :data:`atari5_spec.analyses.irt.DEFAULT_PRIOR`; otherwise marginal maximum
     likelihood as the IRT paper (``ltm``), which has no finite estimate for
     games that split the agents perfectly (``separated``).
     Games answered all 0 or all 1 (or never) carry no information and are
-    dropped and named first (:func:`atari5_spec.irt.drop_uninformative_items`).
+    dropped and named first (:func:`atari5_spec.analyses.irt.drop_uninformative_items`).
     Items are indexed by game id in column order; abilities by the row index.
     A game that does not discriminate (``discriminating`` False: the
     likelihood-ratio test of a = 0 does not reject at 5%, or the curve
@@ -488,7 +488,7 @@ def training_irt(dataset, threshold: float = HUMAN_LEVEL, regularised: bool = Tr
 
 
 def table8_medians(normalised: pd.DataFrame) -> pd.DataFrame:
-    """Table 8 through :func:`atari5_spec.aggregates.median_score`: each algorithm's median Z over its games.
+    """Table 8 through :func:`atari5_spec.analyses.aggregates.median_score`: each algorithm's median Z over its games.
 
     The aggregates reject missing scores, so each algorithm is aggregated
     over the games it has, which is the paper's definition.

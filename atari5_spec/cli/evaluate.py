@@ -1,4 +1,4 @@
-"""``atari5-spec evaluate``: the command line of atari5_spec.evaluation (argparse only, imports on use)."""
+"""``atari5-spec evaluate``: the command line of atari5_spec.method.evaluation (argparse only, imports on use)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,9 @@ def _cmd_evaluate(args) -> int:
 
     from ..data.errors import InputError
     from ..data.loading import load
-    from ..method.coefficients import default_version
     from ..method.evaluation import agent_scores, evaluate_version
     from ..method.evaluation.report import as_json, format_text, plot_heldout
-    from ..method.pinned import known_versions
+    from ..method.pinned import default_version, known_versions
 
     if args.figure:
         from ..data.paths import output_file

@@ -111,7 +111,24 @@ class SuggestingParser(argparse.ArgumentParser):
         super().error(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+# One module per command family, each adding its subcommands (argparse only); a command line naming one of these
+# commands builds only its family's parser, so that `atari5-spec score` imports none of the others.
+FAMILIES = {  # family module -> (its function, the commands it adds), in the order --help lists them
+    "package": ("add_package_commands", ("validate", "verify", "reproduce", "fit", "recover")),
+    "search": ("add_search_commands", ("search", "stability")),
+    "analyses": ("add_analysis_commands", ("irt", "aggregate", "report")),
+    "score": ("add_scoring_commands", ("score", "predict", "leaderboard")),
+    "contribute": ("add_contribution_commands", ("contribute",)),
+    "evaluate": ("add_evaluation_commands", ("evaluate",)),
+    "release": ("add_release_commands", ("signature", "cite", "export")),
+    "site": ("add_site_commands", ("site",)),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or only of ``command``'s family when it names one."""
+    import importlib
+
     parser = SuggestingParser(
         prog="atari5-spec",
         description="The Atari-5 benchmark: validate the data package, verify pinned coefficients, "
@@ -120,30 +137,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the code, data package and coefficient versions, and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
-
-    # One module per command family; each adds its subcommands (argparse only: fast).
-    from .analyses import add_analysis_commands
-    from .contribute import add_contribution_commands
-    from .evaluate import add_evaluation_commands
-    from .package import add_package_commands
-    from .release import add_release_commands
-    from .score import add_scoring_commands
-    from .search import add_search_commands
-    from .site import add_site_commands
-
-    add_package_commands(commands)        # validate, verify, reproduce, fit
-    add_search_commands(commands)         # search, stability
-    add_analysis_commands(commands)       # irt, aggregate, report
-    add_scoring_commands(commands)        # score, predict, leaderboard
-    add_contribution_commands(commands)   # contribute check|add|curves
-    add_evaluation_commands(commands)     # evaluate
-    add_release_commands(commands)        # signature check, cite, export
-    add_site_commands(commands)           # site
+    chosen = [f for f, (_, names) in FAMILIES.items() if command in names] or list(FAMILIES)
+    for family in chosen:
+        adder, _ = FAMILIES[family]
+        getattr(importlib.import_module(f"{__package__}.{family}"), adder)(commands)
     return parser
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if getattr(args, "legacy_path", None) and getattr(args, "path", None) is None:
         args.path = args.legacy_path  # `validate PATH`, as before --package

@@ -67,7 +67,7 @@ def _cmd_reproduce(args) -> int:
 
     output_directory(args.out)  # the output policy, checked before the work (and again when writing)
     dataset = load(args.path)
-    content, tables = coef.read_version(dataset.root / "coefficients", args.coefficients or coef.PAPER_VERSION)
+    content, tables = coef.read_version_tables(dataset.root / "coefficients", args.coefficients or coef.PAPER_VERSION)
     rows = training.training_rows(dataset, pool_only=True)
     written = write_tables(reproduce_tables(dataset, tables, rows), args.out)
     print(f"wrote {len(written)} files to {args.out} (CSV at full precision, Markdown at the paper's precision)")

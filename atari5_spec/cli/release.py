@@ -81,7 +81,7 @@ def add_release_commands(commands) -> None:
 def _check_lines(check) -> list[str]:
     sig = check.signature
     lines = [f"signature: {sig}", f"format: {sig.format}" + (" (before 1.0.0: no cal: or data: field)"
-                                                              if sig.format != "1.0" else ""), ""]
+                                                              if sig.format == "0.1" else ""), ""]
     width = max(len(c.field) for c in check.fields + check.results)
     for c in check.fields + check.results:
         given = c.given if c.given is not None else "-"

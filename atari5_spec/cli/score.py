@@ -189,6 +189,8 @@ def _prediction_json(interval) -> dict | None:
         return None
     out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in interval.as_dict().items()}
     out["interval"] = [out["low"], out["high"]]
+    if getattr(interval, "row", None) is not None:  # the pinned interval table's row, by column name
+        out["row"] = interval.row._asdict()
     return out
 
 
@@ -438,7 +440,6 @@ def _cmd_score(args) -> int:
     from ..data.errors import InputError
     from ..scoring.estimate import as_coefficient_set, games_table, not_computable_message, score
     from ..scoring.own_median import own_median
-    from ..scoring.relative import relative_score
 
     observations = _observations(args)
     coefficients = as_coefficient_set(args.coefficients)
@@ -458,6 +459,8 @@ def _cmd_score(args) -> int:
         raise InputError("--baseline-max-episode-frames needs a baseline: give it with --relative-to")
     result = score(observations, **settings, **protocol, partial=True, max_episode_frames=cap)
     if args.relative_to:
+        from ..scoring.relative import relative_score  # only for a comparison: it brings the pair measurements
+
         if args.relative_to == "-" and args.scores == "-":
             raise InputError("standard input can hold the agent's scores or the baseline's, not both")
         baseline, baseline_cap = _baseline(args.relative_to)

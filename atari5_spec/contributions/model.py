@@ -29,7 +29,7 @@ FIT_MIN_GAMES = 40  # the paper's inclusion rule (training.PAPER_RULE), repeated
 DERIVABLE = ("mean", "median", "best-seed", "single-seed")
 # Text that a spreadsheet would run as a formula (CSV injection).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-NUMBER = ASCII_NUMBER  # plain decimal or scientific notation, ASCII digits only (see atari5_spec.limits)
+NUMBER = ASCII_NUMBER  # plain decimal or scientific notation, ASCII digits only (see atari5_spec.data.limits)
 # "1705.80 ± 439.74": results tables print the mean and its spread in one cell.
 # The same signs as data.rawvalues reads back from raw_value: "1705.80 ± 439.74", "1705.80+-439.74",
 # "1705.80 (± 439.74)"; the std is in group std or bracketed.

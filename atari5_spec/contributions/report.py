@@ -104,7 +104,7 @@ def _fit_scores(report: Report) -> dict[str, float]:
 
 def _true_median(fit: dict[str, float], dataset) -> tuple[float | None, int]:
     """(median human-normalised score over the 57 games if >= 40 given, number of the 57 given)."""
-    from ..method.normalisation import human_normalised
+    from ..method.reference import human_normalised
     from ..scoring.ranking import MIN_GAMES_FOR_MEDIAN
 
     games = dataset.games[dataset.games["in_57"].astype(bool)].set_index("game_id")
@@ -120,7 +120,7 @@ def summarise_submission(folder: str | Path, package: str | Path | None = None, 
                          board=None) -> SubmissionSummary:
     """Check one submission folder and, when it is clean, estimate and rank what it would add.
 
-    ``dataset`` and ``board`` (a :func:`atari5_spec.scoring.leaderboard`
+    ``dataset`` and ``board`` (a :func:`atari5_spec.scoring.ranking.leaderboard`
     without user scores) may be given to share them between submissions.
     """
     from ..data.loading import load

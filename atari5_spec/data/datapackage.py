@@ -50,10 +50,12 @@ def package_root(path: str | Path | None = None, recover: bool = True) -> Path:
 
 def _recovered(root: Path) -> bool:
     """Finish an interrupted change in ``root`` if there is one; whether there was."""
-    from .transaction import LOCK_NAME, STAGING_NAME, recover
+    from .write_markers import LOCK_NAME, STAGING_NAME
 
     if not (root / STAGING_NAME).exists() and not (root / LOCK_NAME).exists():
         return False
+    from .transaction import recover  # only when a write left something behind
+
     return recover(root) is not None
 
 
@@ -97,7 +99,7 @@ def _descriptor_name(path: Path) -> str | None:
     return descriptor.get("name") if isinstance(descriptor, dict) else None
 
 
-# Every CSV of the package is written by atari5_spec.writing: comma-separated, header row,
+# Every CSV of the package is written by atari5_spec.data.writing: comma-separated, header row,
 # '"' quotes doubled inside quoted cells, LF line ends. Declared so that no reader has to
 # sniff it (sniffing reads algorithms.csv's free text as space-delimited).
 CSV_DIALECT = {"delimiter": ",", "header": True, "quoteChar": "\"", "doubleQuote": True, "lineTerminator": "\n"}

@@ -12,6 +12,8 @@ import math
 
 from .errors import InputError
 
+STANDARD_EPISODE_FRAMES = 108_000  # 30 minutes at 60 frames per second: the standard evaluation episode cap
+
 __all__ = ["format_frames", "parse_budget", "agent_steps_note"]
 
 ATARI_100K_FRAMES = 400_000  # 100k agent steps at frame skip 4: the smallest budget published results use

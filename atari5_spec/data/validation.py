@@ -67,7 +67,7 @@ def descriptor_problems(root: Path) -> list[Problem]:
     """What must hold before any reader, Frictionless included, follows the descriptor's paths.
 
     datapackage.json parses within the limits, has the shape this project
-    needs, and every path in it stays inside the package (atari5_spec.paths);
+    needs, and every path in it stays inside the package (atari5_spec.data.paths);
     every resource is a regular file. Frictionless refuses absolute and '..'
     paths itself (untrusted mode, its default) but follows symbolic links and
     opens whatever is there, so it runs only when this list is empty.
@@ -243,7 +243,7 @@ def rule_checks(name: str, data: Dataset) -> list:
 
 
 def plausible_scores(d: pd.DataFrame) -> pd.Series:
-    """Finite raw scores within MAX_ABS_SCORE of zero (atari5_spec.limits: no game displays a billion points)."""
+    """Finite raw scores within MAX_ABS_SCORE of zero (atari5_spec.data.limits: no game displays a billion points)."""
     values = d.score.to_numpy(float)
     return pd.Series(np.isfinite(values) & (np.abs(values) <= MAX_ABS_SCORE), index=d.index)
 

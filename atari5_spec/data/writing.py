@@ -72,7 +72,7 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> None:
 
     The rename replaces the name itself: a symbolic link at ``path`` is
     replaced, never written through (callers refuse links before, see
-    atari5_spec.paths). The file keeps the permissions of the one it replaces
+    atari5_spec.data.paths). The file keeps the permissions of the one it replaces
     (0644 for a new file).
     """
     path = Path(path)

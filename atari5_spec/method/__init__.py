@@ -1,6 +1,7 @@
 """Layer 2, method: the Atari-5 method and the numbers it pins.
 
-Holds normalisation and the log transform (``normalisation``), the training
+Holds the reference implementation of SPEC.md (``reference``: normalisation, the transform, the estimate, the
+interval arithmetic), the pinned interval tables (``interval_table``), the training
 table and inclusion rule (``training``), the exact least-squares fits and
 cross-validation (``fitting``), the subset search (``search/``), pinned
 coefficient versions (``coefficients``: fit, write, read; ``pinned``: the fast

@@ -54,6 +54,7 @@ import math
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
+from .claims import conformal_quantile
 from .reference import IN_RANGE_MIN, combine_half_widths
 
 __all__ = ["Calibration", "CALIBRATION_COLUMNS", "read_calibration", "calibration_path", "calibration_name",
@@ -383,13 +384,6 @@ def read_calibration(coefficients_path: Path, method: str | None = None) -> Cali
             if calibration is not None:
                 return calibration
     return read_calibration(coefficients_path, "pooled")
-
-
-def conformal_quantile(errors: Sequence[float], level: float) -> float:
-    """The ceil((n + 1) level)-th smallest |error| (infinite when n is too small for the level)."""
-    absolute = sorted(abs(e) for e in errors)
-    rank = math.ceil((len(absolute) + 1) * level)
-    return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
 
 
 def sticky_from_game_ids(names: Mapping[str, str] | Sequence[str]) -> tuple[float | None, str | None]:

@@ -36,12 +36,18 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Sequence
 
-from .calibration import conformal_quantile
 
-__all__ = ["Evidence", "SubsetClaim", "evidence", "subset_claim", "clopper_pearson", "FACTORS", "target_for",
+__all__ = ["conformal_quantile", "Evidence", "SubsetClaim", "evidence", "subset_claim", "clopper_pearson", "FACTORS", "target_for",
            "loso_half_widths", "supported", "claim_details", "ClaimDetails"]
 
 FACTORS = (1.1, 1.25, 1.5, 2.0)  # widening factors tried, smallest first (fixed before any error was looked at)
+
+
+def conformal_quantile(errors: Sequence[float], level: float) -> float:
+    """The ceil((n + 1) level)-th smallest |error| (infinite when n is too small for the level)."""
+    absolute = sorted(abs(e) for e in errors)
+    rank = math.ceil((len(absolute) + 1) * level)
+    return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
 
 
 def target_for(level: float) -> float:

@@ -34,8 +34,8 @@ import yaml
 from ..data.writing import frame_csv_text
 from . import fitting, training
 
-__all__ = ["FittedVersion", "fit_version", "version_tables", "write_version", "read_version",
-           "read_index", "default_version", "DQN7", "PAPER_VERSION", "METHOD", "manifest"]
+__all__ = ["FittedVersion", "fit_version", "version_tables", "write_version", "read_version_tables",
+           "read_index", "DQN7", "PAPER_VERSION", "METHOD", "manifest"]
 
 PAPER_VERSION = "paper-2023"
 SUBSET_ORDER = ["Atari-1", "Atari-3", "Atari-5", "Atari-10", "Atari-3-Val", "Atari-5-Val", "DQN-7"]
@@ -185,12 +185,9 @@ def read_index(coefficients_dir: Path) -> dict:
     return yaml.safe_load((Path(coefficients_dir) / "index.yaml").read_text(encoding="utf-8"))
 
 
-def default_version(coefficients_dir: Path) -> str:
-    return read_index(coefficients_dir)["default"]
-
-
-def read_version(coefficients_dir: Path, name: str) -> tuple[dict, dict[str, pd.DataFrame]]:
-    """(manifest, tables) of a pinned version; tables keyed like FittedVersion fields."""
+def read_version_tables(coefficients_dir: Path, name: str) -> tuple[dict, dict[str, pd.DataFrame]]:
+    """(manifest, tables) of a pinned version, every table typed by its schema (fitting, verification,
+    evaluation); scoring reads only the formula, with :func:`atari5_spec.method.pinned.load_coefficient_set`."""
     from ..data.paths import package_file
 
     directory = package_file(coefficients_dir, name, "the coefficient version")  # never a folder outside

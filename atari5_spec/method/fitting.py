@@ -16,7 +16,7 @@ Paper sections 4.2-4.4 and Appendix E (Aitchison, Sweetser & Hutter 2023):
 
 Everything here is plain numpy (no scikit-learn at run time); the tests check
 each function against scikit-learn. The fast exhaustive search lives in
-``atari5_spec.search`` and reports its final models through this module.
+``atari5_spec.method.search`` and reports its final models through this module.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import pandas as pd
 
 __all__ = [
     "N_SPLITS", "SEED", "kfold_test_folds", "fit_no_intercept", "fit_with_intercept",
-    "cross_validate", "SubsetModel", "fit_subset_model", "complete_rows",
+    "cross_validate", "SubsetFit", "fit_subset_model", "complete_rows",
     "per_game_models", "single_game_models",
 ]
 
@@ -90,8 +90,9 @@ def cross_validate(X: np.ndarray, y: np.ndarray, n_splits: int = N_SPLITS,
     return float(np.mean(squared)), float(np.mean(absolute))
 
 
-class SubsetModel(NamedTuple):
-    """One row of the paper's Tables 2 and 9."""
+class SubsetFit(NamedTuple):
+    """A subset model as fitted on a training table: one row of the paper's Tables 2 and 9 (a pinned version's subset, as
+    scoring reads it, is :class:`atari5_spec.method.pinned.SubsetModel`)."""
 
     games: tuple[str, ...]            # in the order the coefficients are given
     coefficients: tuple[float, ...]
@@ -109,7 +110,7 @@ def complete_rows(X: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
 
 
 def fit_subset_model(X: pd.DataFrame, y: pd.Series, games: Sequence[str],
-                     n_splits: int = N_SPLITS, seed: int = SEED) -> SubsetModel:
+                     n_splits: int = N_SPLITS, seed: int = SEED) -> SubsetFit:
     """The paper's model for one subset of games: fitted on its complete rows, kept in row order."""
     games = tuple(games)
     rows = complete_rows(X, games) & y.notna().to_numpy()
@@ -117,7 +118,7 @@ def fit_subset_model(X: pd.DataFrame, y: pd.Series, games: Sequence[str],
     ys = y[rows].to_numpy(float)
     coefficients = fit_no_intercept(Xs, ys)
     cv_mse, cv_mae = cross_validate(Xs, ys, n_splits, seed)
-    return SubsetModel(
+    return SubsetFit(
         games=games,
         coefficients=tuple(float(c) for c in coefficients),
         n=len(ys),

@@ -39,7 +39,9 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .calibration import IN_RANGE_MIN, conformal_quantile
+from ..data.frames import STANDARD_EPISODE_FRAMES
+from .claims import conformal_quantile
+from .reference import IN_RANGE_MIN
 from .distributions import beta_quantile, t_quantile
 
 __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",
@@ -47,7 +49,6 @@ __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameS
            "same_setup_evidence", "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE",
            "TWO_PAPER_RULE", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
 
-STANDARD_EPISODE_FRAMES = 108_000  # 30 minutes at 60 frames per second: the standard evaluation cap
 BOOTSTRAP_RESAMPLES = 2000       # resamples of papers behind the clustered coverage interval
 BOOTSTRAP_SEED = 0
 TWO_PAPER_RULE = ("ratio of estimates x 10^(-+ sqrt(a^2 + b^2)), a and b the two agents' own prediction-interval "

@@ -1,7 +1,7 @@
 """Reading pinned coefficient versions for scoring, without pandas.
 
 A version is a directory ``coefficients/<name>/`` (written by
-:mod:`atari5_spec.coefficients`); ``coefficients/index.yaml`` names the
+:mod:`atari5_spec.method.coefficients`); ``coefficients/index.yaml`` names the
 default. Scoring needs only three small files of it, read here with the csv
 module so that ``atari5-spec score`` starts quickly:
 

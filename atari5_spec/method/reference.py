@@ -26,12 +26,14 @@ import numpy as np
 
 __all__ = ["SPEC_VERSION", "IN_RANGE_MIN", "human_normalised", "log_transform", "inverse_log_transform",
            "seed_means", "subset_estimate", "range_of", "IntervalRow", "IntervalTable", "read_interval_table",
-           "interval_row", "combine_half_widths", "prediction_interval", "seed_half_widths", "ratio_interval",
-           "same_setup_ratio_interval", "printed", "bootstrap_means", "percentile_interval", "PRINTED_DECIMALS"]
+           "interval_row", "combine_half_widths", "interval_half_widths", "prediction_interval", "seed_half_widths", "ratio_interval",
+           "same_setup_ratio_interval", "printed", "bootstrap_means", "percentile_interval", "PRINTED_FORMATS", "ratio_decision",
+           "PLAIN_NUMBER"]
 
 SPEC_VERSION = "1.0"          # SPEC.md's version; the signature names it (``spec:``)
 IN_RANGE_MIN = 40.0           # the range edge: the paper's inclusion rule (a median of 40), applied to the estimate
-PRINTED_DECIMALS = {"estimate": 1, "interval": 1, "ratio": 3, "ratio interval": 3}
+PLAIN_NUMBER = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?"  # section 1: a score; anything else is refused
+PRINTED_FORMATS = {"estimate": ",.1f", "interval": ",.1f", "ratio": ".3f", "ratio interval": ".3f"}
 
 
 # --- sections 2-5: the estimate ---------------------------------------------------------------------------------
@@ -175,7 +177,8 @@ def prediction_interval(estimate: float, row: IntervalRow | None,
 
 # --- section 9: ratios ------------------------------------------------------------------------------------------
 
-def _half_widths_of(estimate: float, interval: tuple[float, float]) -> tuple[float, float]:
+def interval_half_widths(estimate: float, interval: tuple[float, float]) -> tuple[float, float]:
+    """(below, above): an interval's half-widths in phi around the estimate (inf for an unbounded side)."""
     centre = float(log_transform(estimate))
     below = centre - math.log10(1.0 + interval[0]) if interval[0] > -1.0 else math.inf
     above = math.log10(1.0 + interval[1]) - centre if math.isfinite(interval[1]) else math.inf
@@ -186,8 +189,8 @@ def ratio_interval(agent: float, baseline: float, agent_interval: tuple[float, f
                    baseline_interval: tuple[float, float]) -> tuple[float, float]:
     """Two papers: (agent / baseline) x 10^(-+ sqrt(a^2 + b^2)), a and b the two prediction intervals' own
     half-widths in phi; the lower side takes the agent's lower and the baseline's upper half-width."""
-    a_below, a_above = _half_widths_of(agent, agent_interval)
-    b_below, b_above = _half_widths_of(baseline, baseline_interval)
+    a_below, a_above = interval_half_widths(agent, agent_interval)
+    b_below, b_above = interval_half_widths(baseline, baseline_interval)
     centre = math.log10(agent / baseline)
     below, above = math.hypot(a_below, b_above), math.hypot(a_above, b_below)
     return (10.0 ** (centre - below) if math.isfinite(below) else 0.0,
@@ -208,13 +211,18 @@ def same_setup_ratio_interval(agent: float, baseline: float, row: IntervalRow,
             10.0 ** (centre + combine_half_widths(row.half_width, above)))
 
 
+def ratio_decision(interval: tuple[float, float]) -> str:
+    """'higher' (the low end exceeds 1), 'lower' (the high end is below 1), else 'cannot tell'."""
+    return "higher" if interval[0] > 1.0 else "lower" if interval[1] < 1.0 else "cannot tell"
+
+
 # --- section 10: printed precision --------------------------------------------------------------------------------
 
 def printed(value: float, what: str = "estimate") -> str:
-    """The number as printed: fixed decimals (PRINTED_DECIMALS), correctly rounded from the binary64 value."""
+    """The number as printed (PRINTED_FORMATS: decimals, thousands grouping), correctly rounded from binary64."""
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    return f"{value:.{PRINTED_DECIMALS[what]}f}"
+    return format(value, PRINTED_FORMATS[what])
 
 
 # --- section 11: the seed bootstrap (its random stream is implementation-defined) ---------------------------------

@@ -2,7 +2,7 @@
 
 Each ``tableNN`` function returns a DataFrame laid out like the published
 reference table of the same number (published/), with computed values at full
-precision; :mod:`atari5_spec.verification` compares the two at the printed
+precision; :mod:`atari5_spec.method.verification` compares the two at the printed
 precision and ``atari5-spec reproduce`` writes them as CSV and Markdown.
 """
 
@@ -15,7 +15,7 @@ import pandas as pd
 from ..data.paths import output_directory, write_output
 from ..data.writing import frame_csv_text
 from . import training
-from .normalisation import human_normalised, inverse_log_transform, log_transform
+from .reference import human_normalised, inverse_log_transform, log_transform
 
 __all__ = ["algorithm_estimates", "table02", "table03", "table08", "table09",
            "per_game_table", "table12", "reproduce_tables", "write_tables", "TABLE3_ALGORITHMS"]

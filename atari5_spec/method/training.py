@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.writing import frame_csv_text
-from .normalisation import human_normalised, log_transform
+from .reference import human_normalised, log_transform
 
 __all__ = ["InclusionRule", "PAPER_RULE", "normalised_scores", "candidate_rows", "algorithm_summary",
            "training_rows", "training_matrix", "canonical_games", "rows_digest", "TRAINING_ROW_COLUMNS"]

@@ -2,7 +2,7 @@
 
 For a release to go out, all of these must hold:
 
-1. the package is valid (:func:`atari5_spec.validation.validate_package`);
+1. the package is valid (:func:`atari5_spec.data.validation.validate_package`);
 2. for every pinned coefficient version: its files are the ones its manifest
    hashed; its training rows still exist in data/scores.csv with the same
    numbers; and every model recomputed from those rows of the data equals the
@@ -16,7 +16,9 @@ For a release to go out, all of these must hold:
    unless skipped, each fold's staged search is rerun and must choose them),
    and its interval table (calibration/intervals/<name>.csv, the half-widths
    ``score`` applies) equals the one recomputed from it, byte for byte;
-5. unless skipped, the staged subset search on the paper's training set selects
+5. the conformance vectors of SPEC.md (conformance/vectors.json) give exactly
+   their expected outputs with the reference, from the pinned parameters;
+6. unless skipped, the staged subset search on the paper's training set selects
    the paper's games for every subset.
 
 Each check reports what it compared and every mismatch by version, model and
@@ -156,7 +158,7 @@ def check_training_rows(name: str, pinned_rows: pd.DataFrame, scores: pd.DataFra
 
 
 def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tuple[list[Check], dict]:
-    content, tables = coef.read_version(coefficients_dir, name)
+    content, tables = coef.read_version_tables(coefficients_dir, name)
     checks = [check_files(name, coefficients_dir / name, content)]
     rows_check, rows = check_training_rows(name, tables["training_rows"], dataset.scores)
     checks.append(rows_check)
@@ -195,6 +197,15 @@ def check_interval_table(root: Path, name: str) -> Check:
 
     compared, mismatches = interval_table_mismatches(root, name)
     return Check(f"{name}: interval table (pinned half-widths)", compared, mismatches)
+
+
+def check_conformance(root: Path) -> Check:
+    """conformance/vectors.json: every case recomputed by the reference equals its expected outputs, and its
+    parameters are the pinned files' (SPEC.md section 12)."""
+    from .conformance import vector_problems
+
+    compared, problems = vector_problems(root)
+    return Check("conformance vectors (SPEC.md)", compared, problems)
 
 
 def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress=None) -> Check:
@@ -261,6 +272,7 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
                 checks.append(check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
+        checks.append(check_conformance(root))
     if validate:
         problems = validate_package(root, structure=structure, data=dataset)
         checks.insert(0, Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems]))

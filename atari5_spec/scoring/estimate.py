@@ -52,7 +52,6 @@ from ..method.calibration import (
 )
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from ..method.reference import IntervalRow, IntervalTable, bootstrap_means, human_normalised, percentile_interval
-from .display import result_html
 from .input import Observation, group_runs, observations_from_object
 from .intervals import SEED_ONLY, PredictionInterval, SeedInterval, interval_text, seed_interval
 from .protocol_check import ProtocolCheck
@@ -61,7 +60,8 @@ from .signature import TRANSFORM_LABEL, Signature, data_version_of, parse_signat
 __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "PredictionInterval", "SEED_ONLY",
            "ProtocolCheck", "protocol_check", "stated_protocol", "score_runs", "bootstrap_estimates", "check_settings",
            "signature", "Signature", "parse_signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
-           "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD"]
+           "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD", "protocol_messages",
+           "withheld_note", "unpinned_table"]
 
 # The subsets reported beside the requested one (DQN-7 is the paper's weak
 # baseline: computed only when asked for by name).
@@ -111,6 +111,8 @@ class SubsetScore(NamedTuple):
                 f"seed_interval={interval_text(self.interval)}{' [seed noise only]' if self.interval else ''})")
 
     def _repr_html_(self) -> str:
+        from .display import result_html
+
         return result_html(self)
 
     @property
@@ -153,6 +155,8 @@ class ScoreResult(NamedTuple):
 
     def _repr_html_(self) -> str:
         """The estimate, both intervals (what each covers), other subsets, signature and notes as a table."""
+        from .display import result_html
+
         return result_html(self)
 
     def __repr__(self) -> str:
@@ -184,7 +188,7 @@ def games_table(root: Path | None = None) -> list[dict[str, str]]:
 
 
 def load_aliases(root: Path | None = None) -> dict[str, str]:
-    """Every accepted spelling key -> game id (see :mod:`atari5_spec.ids`)."""
+    """Every accepted spelling key -> game id (see :mod:`atari5_spec.data.ids`)."""
     return game_aliases(games_table(root))
 
 
@@ -522,6 +526,16 @@ def _with_group_coverage(check: ProtocolCheck, calibration: Calibration | None, 
     text = (f"{subset}'s {level:.0%} interval, measured leave-one-paper-out on in-range agents {who}: "
             f"{measured.text()}")
     return check._replace(messages=check.messages + (text,))
+
+
+def protocol_messages(subset: str, calibration: Calibration | None, version: str, sticky: float | None,
+                      frames: int | None, estimate: float | None, level: float, source: str = "as given"
+                      ) -> list[str]:
+    """The protocol lines `score` prints for these options around ``estimate`` (none without an option)."""
+    if sticky is None and frames is None:
+        return []
+    check = protocol_check(subset, calibration, version, sticky, frames, source)
+    return list(_with_group_coverage(check, calibration, subset, estimate, level).messages)
 
 
 def _observations(scores: Any) -> list[Observation]:

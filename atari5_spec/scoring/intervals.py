@@ -229,10 +229,9 @@ class PredictionInterval(Interval):
 
     def half_widths(self, estimate: float) -> tuple[float, float]:
         """(below, above): the interval's half-widths in log10(1 + z) around ``estimate``."""
-        centre = math.log10(1.0 + max(estimate, 0.0))
-        below = centre - math.log10(1.0 + self.low) if self.low > -1.0 else math.inf
-        above = math.log10(1.0 + self.high) - centre if math.isfinite(self.high) else math.inf
-        return below, above
+        from ..method.reference import interval_half_widths
+
+        return interval_half_widths(estimate, (self.low, self.high))
 
     def _extra_repr(self) -> str:
         return f", calibration={self.calibration!r}"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..data.errors import InputError
-from ..method.normalisation import human_normalised, inverse_log_transform, log_transform
+from ..method.reference import human_normalised, inverse_log_transform, log_transform
 from ..method.pinned import read_per_game_models
 from .estimate import as_coefficient_set, games_table, load_aliases, resolve_subset, runs_from, signature
 

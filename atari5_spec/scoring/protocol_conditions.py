@@ -25,10 +25,10 @@ from typing import Iterable, Mapping, Sequence
 
 from ..data.datapackage import package_root
 from ..data.errors import InputError
-from ..method.pairs import STANDARD_EPISODE_FRAMES
+from ..data.frames import STANDARD_EPISODE_FRAMES
 
 __all__ = ["implied_sticky", "game_id_warnings", "check_episode_frames", "episode_cap_reason", "episode_cap_message",
-           "below_random_games", "below_random_message", "with_conditions", "episode_caps", "agents_below_random",
+           "below_random_games", "below_random_message", "below_random_template", "with_conditions", "episode_caps", "agents_below_random",
            "STANDARD_EPISODE_FRAMES"]
 
 
@@ -151,22 +151,33 @@ def agents_below_random(games: Sequence[str], constants: Mapping[str, tuple[floa
     return below
 
 
+def below_random_template(calibration, subset: str, games: Sequence[str], root: Path | None = None,
+                          constants: Mapping[str, tuple[float, float]] | None = None) -> dict:
+    """The below-random line as parts (the CLI and the site's scorer both render from them): ``prefix``, then per
+    game ``<name><between><z with places decimals><after_z>`` joined by ``separator``, then ``suffix`` (the
+    measured error of agents like that in the version's errors)."""
+    parts = {"prefix": "below random play on ", "between": " (", "places": 1, "after_z": "%)", "separator": ", ",
+             "suffix": ": the formula counts a score below random as random play (z clipped to 0), so how far below "
+                       "does not reach the estimate"}
+    if calibration is None:
+        return dict(parts, suffix=parts["suffix"] + "; the error there is not measured (no calibration)")
+    below_agents = agents_below_random(games, constants, root)
+    rows = [r for r in calibration.rows if r["subset"] == subset and r["agent"] in below_agents]
+    if not rows:
+        return dict(parts, suffix=parts["suffix"] + f"; no agent in the version's errors ({calibration.name}) has a "
+                                                     f"below-random game of {subset}: the error there is NOT MEASURED")
+    return dict(parts, suffix=parts["suffix"] + f"; measured in {calibration.name} on the agents with a below-random "
+                                                 f"{subset} game: " + _ratios_text(rows))
+
+
 def below_random_message(below: Mapping[str, float], calibration, subset: str, games: Sequence[str],
                          names: Mapping[str, str], root: Path | None = None,
                          constants: Mapping[str, tuple[float, float]] | None = None) -> str:
     """The games below random, and the measured error of agents like that in the version's errors."""
-    listed = ", ".join(f"{names.get(g, g)} ({z:.1f}%)" for g, z in below.items())
-    text = (f"below random play on {listed}: the formula counts a score below random as random play (z clipped "
-            "to 0), so how far below does not reach the estimate")
-    if calibration is None:
-        return text + "; the error there is not measured (no calibration)"
-    below_agents = agents_below_random(games, constants, root)
-    rows = [r for r in calibration.rows if r["subset"] == subset and r["agent"] in below_agents]
-    if not rows:
-        return text + (f"; no agent in the version's errors ({calibration.name}) has a below-random game of "
-                       f"{subset}: the error there is NOT MEASURED")
-    return (text + f"; measured in {calibration.name} on the agents with a below-random {subset} game: "
-            + _ratios_text(rows))
+    t = below_random_template(calibration, subset, games, root, constants)
+    listed = t["separator"].join(f"{names.get(g, g)}{t['between']}{z:.{t['places']}f}{t['after_z']}"
+                                 for g, z in below.items())
+    return t["prefix"] + listed + t["suffix"]
 
 
 def with_conditions(result, names: Sequence[str], sticky: float | None, max_episode_frames: int | None,

@@ -2,7 +2,7 @@
 
 (The Atari 100k regime is ranked by its own field's measured 26-game median instead: scoring/field.py.)
 
-Scores come from the rows new fits may use (:func:`atari5_spec.training.candidate_rows`:
+Scores come from the rows new fits may use (:func:`atari5_spec.method.training.candidate_rows`:
 marked use_in_fit, not superseded, entry not excluded), scored with a pinned
 coefficient version exactly as a user's agent is, so a user's score can be
 ranked among them. Each row also shows the algorithm's true 57-game median
@@ -156,7 +156,7 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
                 regime: str | None = None, sticky: str | None = None, frames: int | None = None) -> Leaderboard:
     """Every dataset algorithm with the subset's games, ranked by its score; and the user's rank.
 
-    ``scores``: the user's agent (any form :func:`atari5_spec.scoring.score`
+    ``scores``: the user's agent (any form :func:`atari5_spec.scoring.estimate.score`
     accepts), or None for the table alone. ``dataset``: a loaded
     :class:`atari5_spec.Dataset` (default: the installed package).
 

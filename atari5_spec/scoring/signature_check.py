@@ -161,10 +161,9 @@ def _field_checks(sig: Signature, reported: ReportedLine | None, root: Path | No
                            "" if sig.data_version in (None, data_here) else
                            "another data package: the number depends only on coef and cal, but the data differ"))
     checks.append(_compare("spec", sig.spec_version, SPEC_VERSION,
-                           "" if sig.spec_version in (None, SPEC_VERSION) else
-                           "another version of SPEC.md: the formula or the interval rules differ",
-                           ) if sig.spec_version is not None else
-                  FieldCheck("spec", None, SPEC_VERSION, ABSENT, "older signature format: SPEC.md 1.0 rules apply"))
+                           "older signature format: SPEC.md 1.0 rules apply" if sig.spec_version is None else
+                           "" if sig.spec_version == SPEC_VERSION else
+                           "another version of SPEC.md: the formula or the interval rules differ"))
     checks.append(_compare("v", sig.code_version, __version__,
                            "" if sig.code_version == __version__ else "another atari5-spec release computed it"))
     return checks

@@ -1,6 +1,6 @@
 """``atari5-spec report``: the structure analyses as pictures and one self-contained HTML page.
 
-:func:`analyse` runs every analysis of :mod:`atari5_spec.structure` on the
+:func:`analyse` runs every analysis of :mod:`atari5_spec.analyses.structure` on the
 paper's training table once; :func:`write_report` draws the pictures (PNG)
 and writes ``report.html``, which embeds them as base64 data URIs and holds
 the tables inline, with no external URL, script or font, so that it can be

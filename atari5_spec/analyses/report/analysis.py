@@ -41,7 +41,7 @@ class Analyses(NamedTuple):
 
 def analyse(dataset, version: str = coef.PAPER_VERSION) -> Analyses:
     """Run the papers' analyses on the Atari-5 paper's training table with coefficient version ``version``."""
-    _, tables = coef.read_version(dataset.root / "coefficients", version)
+    _, tables = coef.read_version_tables(dataset.root / "coefficients", version)
     subset_coefficients = tables["subset_coefficients"]
     rows = training.training_rows(dataset, pool_only=True)
     X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
@@ -85,7 +85,7 @@ def _table8_check(medians: pd.DataFrame, root: Path) -> pd.DataFrame:
 
 
 def _held_out(dataset, version: str) -> pd.DataFrame:
-    """The version's Atari-5 estimate of every held-out agent (atari5_spec.evaluation), Go-Explore aside."""
+    """The version's Atari-5 estimate of every held-out agent (atari5_spec.method.evaluation), Go-Explore aside."""
     from ...method.evaluation import version_errors
 
     _, errors = version_errors(dataset, version)

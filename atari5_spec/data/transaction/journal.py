@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import InputError
 from .files import fault_point, fsync_folder, sha256_file
 
-STAGING_NAME = ".atari5-transaction"
+from ..write_markers import STAGING_NAME  # noqa: F401  (named here too: the transaction API exports it)
 
 
 JOURNAL = "journal.json"

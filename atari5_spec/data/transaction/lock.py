@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
-LOCK_NAME = ".atari5.lock"
+from ..write_markers import LOCK_NAME  # noqa: F401  (named here too: the transaction API exports it)
 
 
 DEFAULT_TIMEOUT = 300.0

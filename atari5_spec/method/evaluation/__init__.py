@@ -48,7 +48,7 @@ class VersionEvaluation(NamedTuple):
 
 
 def _training_matrix(dataset, version: str):
-    manifest, tables = coef.read_version(dataset.root / "coefficients", version)
+    manifest, tables = coef.read_version_tables(dataset.root / "coefficients", version)
     rows = tables["training_rows"]
     X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
     return manifest, X, y

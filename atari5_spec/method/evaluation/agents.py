@@ -18,7 +18,7 @@ import pandas as pd
 
 from ...data.frames import format_frames
 from ...data.validation import regime_label
-from ..normalisation import human_normalised, log_transform
+from ..reference import human_normalised, log_transform
 from ..training import candidate_rows, canonical_games
 
 __all__ = ["Agents", "agent_scores", "algorithm_info", "sticky_group", "MIN_GAMES"]

@@ -51,7 +51,7 @@ def difficulty(dataset, version: str, rows: pd.DataFrame) -> pd.Series:
     from ..pinned import load_coefficient_set
     from .agents import agent_scores
 
-    _, tables = coef.read_version(dataset.root / "coefficients", version)
+    _, tables = coef.read_version_tables(dataset.root / "coefficients", version)
     X, y = training.training_matrix(tables["training_rows"], dataset.games, dataset.algorithms)
     phi = agent_scores(dataset).phi()
     every = pd.concat([X, phi.loc[~phi.index.isin(X.index), X.columns]])

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..fitting import N_SPLITS, SEED, fit_no_intercept, kfold_test_folds
-from ..normalisation import inverse_log_transform, log_transform
+from ..reference import inverse_log_transform, log_transform
 
 __all__ = ["ERROR_COLUMNS", "heldout_errors", "loso_errors", "NestedResult", "nested_cv", "relative_error_percent",
            "log_estimate"]

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..fitting import fit_no_intercept
-from ..normalisation import log_transform
+from ..reference import log_transform
 from .errors import relative_error_percent
 
 __all__ = ["CANDIDATES", "refit_candidates", "categories", "compare_versions", "AFTER_2022_SOURCE_KIND"]

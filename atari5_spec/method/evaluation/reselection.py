@@ -38,7 +38,7 @@ from .. import coefficients as coef
 from .. import training
 from ..calibration import IN_RANGE_MIN, RESELECTED_COLUMNS
 from ..fitting import fit_no_intercept
-from ..normalisation import log_transform
+from ..reference import log_transform
 from ..search.staged import STAGES as SEARCHED_SUBSETS  # the subsets the staged search chooses; DQN-7's are fixed
 from .agents import Agents, agent_scores, algorithm_info
 from .errors import _rows, log_estimate
@@ -73,7 +73,7 @@ def search_version(dataset, version: str) -> str:
 
 
 def _matrix(dataset, version: str):
-    manifest, tables = coef.read_version(dataset.root / "coefficients", version)
+    manifest, tables = coef.read_version_tables(dataset.root / "coefficients", version)
     X, y = training.training_matrix(tables["training_rows"], dataset.games, dataset.algorithms)
     return manifest, X, y, algorithm_info(dataset.algorithms, X.index)["paper"].astype(str)
 

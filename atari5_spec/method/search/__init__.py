@@ -2,7 +2,7 @@
 
 The paper fits, for every subset of games, OLS without intercept of
 y = phi(median) on the games' phi scores, and ranks subsets by 10-fold CV MSE
-(see ``atari5_spec.fitting`` for the exact definitions). There are 3,819,816
+(see ``atari5_spec.method.fitting`` for the exact definitions). There are 3,819,816
 five-game subsets of the 56 searchable games, i.e. 38 million small fits.
 This package computes exactly the same numbers, organised so that work is
 shared between subsets. Final models are always recomputed with

@@ -1,6 +1,6 @@
 """The linear algebra of the search: sweeps, the pair step, and a direct solve.
 
-See the package docstring (``atari5_spec.search``) for how a CV fold is
+See the package docstring (``atari5_spec.method.search``) for how a CV fold is
 computed by sweeps; every function here works on numpy arrays of cross
 products with trailing batch axes (nodes, folds).
 """

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..fitting import N_SPLITS, SEED, SubsetModel, fit_subset_model
+from ..fitting import N_SPLITS, SEED, SubsetFit, fit_subset_model
 from .exhaustive import Progress
 from .selection import best_subset, searchable_games
 
@@ -17,7 +17,7 @@ STAGES = ("Atari-5", "Atari-3", "Atari-1", "Atari-3-Val", "Atari-5-Val", "Atari-
 
 def staged_search(X: pd.DataFrame, y: pd.Series, excluded: Sequence[str] = ("surround",),
                   progress: Progress | None = None, n_splits: int = N_SPLITS, seed: int = SEED,
-                  n_threads: int | None = None) -> "OrderedDict[str, SubsetModel]":
+                  n_threads: int | None = None) -> "OrderedDict[str, SubsetFit]":
     """The paper's nested searches (section 4.3), returning the six models in the order of Table 9.
 
     Atari-5 = best 5 of all searchable games; Atari-3 = best 3 of Atari-5;

@@ -42,7 +42,13 @@
   function formatNumber(x, places) {
     if (x === null || x === undefined || Number.isNaN(x)) return "n/a";
     if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-    var text = x.toFixed(places === undefined ? 1 : places);
+    places = places === undefined ? 1 : places;
+    var text = x.toFixed(places);  // exact, but an exact tie goes away from zero: SPEC.md says ties to even
+    var digits = Math.abs(x).toFixed(100).split(".")[1] || "";
+    if (places > 0 && digits.charAt(places) === "5" && /^0*$/.test(digits.slice(places + 1))) {
+      var truncated = Math.trunc(Math.abs(x)) + "." + digits.slice(0, places);
+      if (Number(digits.charAt(places - 1)) % 2 === 0) text = (x < 0 ? "-" : "") + truncated;
+    }
     var negative = text.charAt(0) === "-";
     if (negative) text = text.slice(1);
     var parts = text.split(".");
@@ -255,25 +261,64 @@
 
   /* ---------------------------------------------------------------- scorer */
 
+  /* The Atari-5 scoring specification (SPEC.md), ported: the scorer below uses it, and the browser tests run it
+     on conformance/vectors.json. */
+  var PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;  // section 1: anything else is refused
+  var spec = {
+    phi: function (z) { return Math.log10(1.0 + Math.max(0.0, z)); },                     // section 3
+    phiInv: function (s) { return Math.pow(10.0, s) - 1.0; },
+    estimate: function (games, weights, constants, scores) {                             // sections 2, 4, 5
+      var total = 0;
+      for (var i = 0; i < games.length; i++) {
+        var values = scores[games[i]], mean = 0;
+        for (var k = 0; k < values.length; k++) mean += values[k];
+        mean /= values.length;
+        var c = constants[games[i]];
+        total += weights[i] * spec.phi(100.0 * (mean - c.random) / (c.human - c.random));
+      }
+      return spec.phiInv(total);
+    },
+    rangeOf: function (estimate, pooled) { return pooled ? "pooled" : estimate >= 40.0 ? "in range" : "extrapolation"; },
+    predictionInterval: function (estimate, range, halfWidth, seed) {                    // sections 6-8
+      if (halfWidth === null || halfWidth === undefined) return null;
+      if (range === "pooled") {
+        var lo = seed ? seed[0] : estimate, hi = seed ? seed[1] : estimate;
+        return [spec.phiInv(spec.phi(lo) - halfWidth), spec.phiInv(spec.phi(hi) + halfWidth)];
+      }
+      var centre = spec.phi(estimate), b = seed ? centre - spec.phi(seed[0]) : 0, a = seed ? spec.phi(seed[1]) - centre : 0;
+      return [spec.phiInv(centre - Math.hypot(halfWidth, b)), spec.phiInv(centre + Math.hypot(halfWidth, a))];
+    },
+    ratioInterval: function (ea, eb, pa, pb) {                                           // section 9, two papers
+      function halves(e, p) {
+        return [p[0] > -1 ? spec.phi(e) - Math.log10(1 + p[0]) : Infinity,
+                Number.isFinite(p[1]) ? Math.log10(1 + p[1]) - spec.phi(e) : Infinity];
+      }
+      var a = halves(ea, pa), b = halves(eb, pb), r = ea / eb;
+      var below = Math.hypot(a[0], b[1]), above = Math.hypot(a[1], b[0]);
+      return [Number.isFinite(below) ? r * Math.pow(10, -below) : 0, Number.isFinite(above) ? r * Math.pow(10, above) : Infinity];
+    },
+    sameSetupRatioInterval: function (ea, eb, halfWidth, seed) {                         // section 9, same setup
+      if (halfWidth === null || halfWidth === undefined) return null;
+      var r = ea / eb, b = 0, a = 0;
+      if (seed && seed[0] > 0) { b = Math.log10(r / seed[0]); a = Math.log10(seed[1] / r); }
+      return [r * Math.pow(10, -Math.hypot(halfWidth, b)), r * Math.pow(10, Math.hypot(halfWidth, a))];
+    },
+    decision: function (p) { return p[0] > 1 ? "higher" : p[1] < 1 ? "lower" : "cannot tell"; },
+    printed: function (x, places) { return formatNumber(x, places); },                   // section 10
+    plainNumber: function (text) { return PLAIN_NUMBER.test(text) && Number.isFinite(Number(text)); }
+  };
+  window.atari5Spec = spec;
+
   function subsetScore(subset, games, raw) {
-    var logScore = 0;
-    for (var i = 0; i < subset.games.length; i++) {
-      var g = games[subset.games[i]];
-      var z = 100.0 * (raw[subset.games[i]] - g.random) / (g.human - g.random);
-      logScore += subset.coefficients[i] * Math.log10(1.0 + Math.max(0.0, z));
-    }
-    var estimate = Math.pow(10.0, logScore) - 1.0;
+    var scores = {};
+    subset.games.forEach(function (g) { scores[g] = [raw[g]]; });
+    var estimate = spec.estimate(subset.games, subset.coefficients, games, scores);
     var band = null;
     for (var b = 0; b < subset.bands.length; b++) {
       if (subset.bands[b].from === null || estimate >= subset.bands[b].from) { band = subset.bands[b]; break; }
     }
-    var low = null, high = null;
-    if (band && band.range !== null) {
-      var centre = Math.log10(1.0 + Math.max(estimate, 0.0));
-      low = band.below === null ? -Infinity : Math.pow(10.0, centre - band.below) - 1.0;
-      high = band.above === null ? Infinity : Math.pow(10.0, centre + band.above) - 1.0;
-    }
-    return { estimate: estimate, low: low, high: high, band: band };
+    var pair = band && band.range !== null ? spec.predictionInterval(estimate, band.range, band.half_width, null) : null;
+    return { estimate: estimate, low: pair ? pair[0] : null, high: pair ? pair[1] : null, band: band };
   }
 
   function setText(id, text) {
@@ -289,10 +334,15 @@
 
     function compute() {
       var raw = {}, state = {};
+      var refused = [];
       data.games.forEach(function (g) {
         var text = form.elements[g.id].value.trim();
         state[g.id] = text;
-        if (text !== "" && Number.isFinite(Number(text))) raw[g.id] = Number(text);
+        var input = form.elements[g.id];
+        if (text !== "" && spec.plainNumber(text)) raw[g.id] = Number(text);
+        else if (text !== "") refused.push(g.name + ": \u201c" + text + "\u201d is not a plain number (write 12000, not " +
+                                           "12,000 or 12k)");
+        input.setAttribute("aria-invalid", text !== "" && !spec.plainNumber(text) ? "true" : "false");
       });
       state.sticky = form.elements.sticky.value;
       state.frames = form.elements.frames.value;
@@ -306,10 +356,11 @@
       messages.textContent = "";
       var others = document.getElementById("other-subsets").tBodies[0];
       others.textContent = "";
-      if (!complete) {
+      if (!complete || refused.length) {
         ["estimate", "interval-low", "interval-high", "signature", "paste-line"].forEach(function (id) { setText(id, "-"); });
         setText("interval-range", "");
-        setText("coverage", "needs " + main.games.filter(function (g) { return raw[g] === undefined; })
+        setText("coverage", refused.length ? "refused: " + refused.join("; ") :
+          "needs " + main.games.filter(function (g) { return raw[g] === undefined; })
           .map(function (g) { return games[g].name; }).join(", "));
         return;
       }

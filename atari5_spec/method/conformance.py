@@ -1,0 +1,147 @@
+"""The conformance vectors of SPEC.md (conformance/vectors.json): run each case with the reference, compare.
+
+A vectors file holds the parameters its cases use (one coefficient version's constants and weights; the rows
+of interval tables) and the cases: scores in, full-precision numbers and printed strings out (SPEC.md section
+12). :func:`run_case` computes a case's outputs with :mod:`.reference` alone; :func:`vector_problems` (what
+``atari5-spec verify`` runs) checks that every case gives exactly its expected outputs and that the parameters
+are the pinned files' (so the vectors cannot drift from the data). scripts/make_conformance_vectors.py wrote the
+file once from the reference; tests/test_conformance.py also runs every case through ``atari5_spec.score`` and
+a port written from SPEC.md alone (conformance/port.py), and the site's scorer runs them in the browser.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from . import reference
+
+__all__ = ["VECTORS_PATH", "read_vectors", "run_case", "vector_problems", "parameters_from_package", "TABLE_FIELDS"]
+
+VECTORS_PATH = "conformance/vectors.json"
+TABLE_FIELDS = ("interval", "subset", "range", "level", "status", "half_width")  # what a scorer needs of a row
+
+
+def read_vectors(root: Path) -> dict:
+    return json.loads((Path(root) / VECTORS_PATH).read_text(encoding="utf-8"))
+
+
+def _table(vectors: dict, name: str) -> reference.IntervalTable:
+    rows = {}
+    for r in vectors["interval_tables"][name]:
+        row = reference.IntervalRow(r["interval"], r["subset"], r["range"], r["level"], r["status"],
+                                    r["half_width"], 1.0, 0, "", 0, 0, 0, 0, 0, 0, None, None, "")
+        rows[(row.interval, row.subset, row.range, row.level)] = row
+    return reference.IntervalTable(name, rows)
+
+
+def _estimate(vectors: dict, subset: str, scores: dict[str, list[float]]) -> tuple[dict, dict, float]:
+    coefficients = vectors["coefficients"]
+    model = coefficients["subsets"][subset]
+    constants = {g: (c["random"], c["human"]) for g, c in coefficients["games"].items()}
+    means = reference.seed_means(scores)
+    normalised = {g: float(reference.human_normalised(m, *constants[g])) for g, m in means.items()}
+    return means, normalised, float(reference.subset_estimate(means, model["games"], model["weights"], constants))
+
+
+def _pair(pair) -> list | None:
+    return None if pair is None else [float(pair[0]), float(pair[1])]
+
+
+def _printed(pair, what: str) -> list | None:
+    return None if pair is None else [reference.printed(pair[0], what), reference.printed(pair[1], what)]
+
+
+def _agent(vectors: dict, case: dict, agent: dict) -> dict[str, Any]:
+    means, normalised, estimate = _estimate(vectors, case["subset"], agent["scores"])
+    table = _table(vectors, case["calibration"])
+    row = reference.interval_row(table, "agent", case["subset"], estimate, case["level"])
+    interval = reference.prediction_interval(estimate, row, agent.get("seed_interval"))
+    return {"means": means, "normalised": normalised, "estimate": estimate,
+            "range": reference.range_of(estimate, table.pooled), "status": row.status if row else None,
+            "half_width": row.half_width if row else None, "prediction_interval": _pair(interval),
+            "printed": {"estimate": reference.printed(estimate), "prediction_interval": _printed(interval, "interval")}}
+
+
+def run_case(vectors: dict, case: dict) -> dict[str, Any]:
+    """A case's outputs computed by the reference (the shape of its ``expected``)."""
+    if case["kind"] == "score":
+        return _agent(vectors, case, case)
+    agent, baseline = _agent(vectors, case, case["agent"]), _agent(vectors, case, case["baseline"])
+    ratio = agent["estimate"] / baseline["estimate"]
+    interval = None
+    if agent["prediction_interval"] is not None and baseline["prediction_interval"] is not None \
+            and agent["estimate"] > 0:
+        if case["same_setup"]:
+            row = _table(vectors, case["calibration"]).rows.get(("ratio-same-setup", case["subset"], "in range",
+                                                                 case["level"]))
+            interval = reference.same_setup_ratio_interval(agent["estimate"], baseline["estimate"], row,
+                                                           case.get("ratio_seed_interval"))
+        else:
+            interval = reference.ratio_interval(agent["estimate"], baseline["estimate"],
+                                                agent["prediction_interval"], baseline["prediction_interval"])
+    return {"agent": agent, "baseline": baseline, "ratio": ratio, "ratio_interval": _pair(interval),
+            "decision": reference.ratio_decision(interval) if interval else None,
+            "printed": {"ratio": reference.printed(ratio, "ratio"),
+                        "ratio_interval": _printed(interval, "ratio interval")}}
+
+
+def _differences(expected: Any, got: Any, where: str) -> list[str]:
+    if isinstance(expected, dict) and isinstance(got, dict):
+        out = [f"{where}.{k}: missing" for k in expected if k not in got]
+        return out + [d for k in expected if k in got for d in _differences(expected[k], got[k], f"{where}.{k}")]
+    if isinstance(expected, list) and isinstance(got, list) and len(expected) == len(got):
+        return [d for i, (e, g) in enumerate(zip(expected, got)) for d in _differences(e, g, f"{where}[{i}]")]
+    if isinstance(expected, float) and isinstance(got, float) and (expected == got or (
+            math.isnan(expected) and math.isnan(got))):
+        return []
+    return [] if expected == got else [f"{where}: expected {expected!r}, computed {got!r}"]
+
+
+def parameters_from_package(root: Path, coefficients: str, tables: list[str], games: list[str] | None = None
+                            ) -> dict[str, Any]:
+    """The parameters a vectors file carries, read from the pinned files (constants, weights, table rows)."""
+    import csv
+
+    from .calibration import read_calibration_intervals, read_named_calibration
+    from .pinned import load_coefficient_set
+
+    version = load_coefficient_set(coefficients, root)
+    used = games or sorted({g for m in version.subsets.values() for g in m.games})
+    params = {"coefficients": {
+        "name": version.version, "digest": version.digest,
+        "games": {g: {"random": version.constants[g][0], "human": version.constants[g][1]} for g in used},
+        "subsets": {m.name: {"games": list(m.games), "weights": list(m.coefficients)}
+                    for m in version.subsets.values()}}, "interval_tables": {}}
+    for name in tables:
+        calibration = read_named_calibration(version.path, name)
+        table = read_calibration_intervals(version.path, calibration) if calibration else None
+        if table is None:
+            raise ValueError(f"calibration/intervals/{name}.csv: not pinned here")
+        text = (Path(version.path).parent.parent / "calibration" / "intervals" / f"{name}.csv").read_text("utf-8")
+        params["interval_tables"][name] = [
+            {k: (float(r[k]) if k in ("level", "half_width") and r[k] != "" else None if r[k] == "" else r[k])
+             for k in TABLE_FIELDS} for r in csv.DictReader(text.splitlines())]
+    return params
+
+
+def vector_problems(root: Path) -> tuple[int, list[str]]:
+    """(cases run, problems): every case of conformance/vectors.json recomputed by the reference must equal its
+    expected outputs exactly, and the file's parameters must be the pinned files' (SPEC.md section 12)."""
+    path = Path(root) / VECTORS_PATH
+    if not path.is_file():
+        return 0, [f"{VECTORS_PATH}: missing (python scripts/make_conformance_vectors.py writes it)"]
+    vectors = read_vectors(root)
+    problems = []
+    if vectors.get("spec_version") != reference.SPEC_VERSION:
+        problems.append(f"{VECTORS_PATH}: spec_version {vectors.get('spec_version')!r}, the reference implements "
+                        f"{reference.SPEC_VERSION}")
+    pinned = parameters_from_package(root, vectors["coefficients"]["name"], list(vectors["interval_tables"]),
+                                     list(vectors["coefficients"]["games"]))
+    for key in ("coefficients", "interval_tables"):
+        problems += [f"{VECTORS_PATH} parameters: {d}" for d in _differences(pinned[key], vectors[key], key)]
+    for case in vectors["cases"]:
+        problems += _differences(case["expected"], run_case(vectors, case), case["id"])
+    return len(vectors["cases"]), problems

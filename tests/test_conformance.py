@@ -1,0 +1,142 @@
+"""SPEC.md's conformance vectors: the reference, the score path and a port written from SPEC.md alone all give them.
+
+The site's JavaScript scorer runs the same file in tests/test_site_browser.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import atari5_spec
+from atari5_spec.data.datapackage import package_root
+from atari5_spec.method import reference
+from atari5_spec.method.calibration import read_calibration_intervals, read_named_calibration
+from atari5_spec.method.conformance import read_vectors, run_case, vector_problems
+from atari5_spec.method.pinned import load_coefficient_set
+from atari5_spec.scoring.estimate import _prediction_interval
+
+ROOT = package_root()
+PORT = ROOT / "conformance" / "port.py"
+
+
+@pytest.fixture(scope="module")
+def vectors():
+    return read_vectors(ROOT)
+
+
+def test_the_vectors_follow_their_schema_and_cover_what_the_spec_names(vectors):
+    import jsonschema
+
+    jsonschema.validate(vectors, json.loads((ROOT / "conformance" / "vectors.schema.json").read_text()))
+    cases = vectors["cases"]
+    assert len(cases) >= 30 and vectors["spec_version"] == reference.SPEC_VERSION
+    scored = [c for c in cases if c["kind"] == "score"]
+    subsets = set(load_coefficient_set("paper-2023").subsets)
+    assert {c["subset"] for c in scored} == subsets  # every subset
+    assert any(all(len(v) == 1 for v in c["scores"].values()) for c in scored)  # one seed
+    assert any(all(len(v) > 1 for v in c["scores"].values()) and c["seed_interval"] for c in scored)  # several
+    assert any(min(c["expected"]["normalised"].values()) < 0 for c in scored)  # a game below random
+    edge = [c["expected"]["estimate"] for c in scored if abs(c["expected"]["estimate"] - 40) < 0.5]
+    assert min(edge) < reference.IN_RANGE_MIN <= max(edge)  # either side of the range edge
+    assert any(c["expected"]["status"] == "withheld" for c in scored)
+    assert {c["calibration"] for c in cases} >= {"paper-2023.reselected", "paper-2023"}  # a pooled one too
+    ratios = [c for c in cases if c["kind"] == "ratio"]
+    assert {c["same_setup"] for c in ratios} == {True, False}
+    assert {c["expected"]["decision"] for c in ratios} >= {"higher", "cannot tell", None}
+
+
+def test_verify_recomputes_every_vector_from_the_pinned_parameters():
+    compared, problems = vector_problems(ROOT)
+    assert compared >= 30 and problems == []
+
+
+def test_verify_fails_on_a_changed_expectation_or_parameter(vectors):
+    changed = copy.deepcopy(vectors)
+    changed["cases"][0]["expected"]["estimate"] += 1e-12
+    changed["coefficients"]["subsets"]["Atari-5"]["weights"][0] += 1e-9
+    from atari5_spec.method import conformance
+
+    problems = [d for case in changed["cases"][:1]
+                for d in conformance._differences(case["expected"], run_case(changed, case), case["id"])]
+    assert problems and "estimate" in problems[0]
+    pinned = conformance.parameters_from_package(ROOT, "paper-2023", ["paper-2023.reselected"],
+                                                 list(changed["coefficients"]["games"]))
+    assert conformance._differences(pinned["coefficients"], changed["coefficients"], "coefficients")
+
+
+def test_the_score_path_gives_every_vector(vectors):
+    """atari5_spec.score and relative_score (the code `atari5-spec score` runs) reproduce each case exactly."""
+    version = load_coefficient_set("paper-2023")
+    for case in vectors["cases"]:
+        expected = case["expected"]
+        if case["kind"] == "ratio":
+            result = atari5_spec.relative_score(case["agent"]["scores"], case["baseline"]["scores"],
+                                                coefficients="paper-2023", same_setup=case["same_setup"])
+            pi = result.prediction_interval
+            assert result.ratio == expected["ratio"], case["id"]
+            assert (None if pi is None else [pi.low, pi.high]) == expected["ratio_interval"], case["id"]
+            assert (None if pi is None else pi.decision) == expected["decision"], case["id"]
+            continue
+        result = atari5_spec.score(case["scores"], subset=case["subset"], coefficients="paper-2023",
+                                   confidence=case["level"], partial=True)
+        assert result.estimate == expected["estimate"], case["id"]
+        assert {g: result.normalised[g] for g in expected["normalised"]} == expected["normalised"], case["id"]
+        assert (None if result.interval is None else list(result.interval)) == case["seed_interval"], case["id"]
+        pi = result.prediction_interval
+        if case["calibration"] != "paper-2023.reselected":  # another pinned calibration: its own table
+            calibration = read_named_calibration(version.path, case["calibration"])
+            pi = _prediction_interval(version.subsets[case["subset"]], {g: tuple(v) for g, v in case["scores"].items()},
+                                      result.estimate, result.interval, calibration, case["level"],
+                                      read_calibration_intervals(version.path, calibration))
+        else:
+            row = result.interval_row
+            assert (row.status if row else None) == expected["status"], case["id"]
+        assert (None if pi is None else [pi.low, pi.high]) == expected["prediction_interval"], case["id"]
+
+
+def test_a_port_written_from_the_spec_alone_reproduces_every_vector(tmp_path):
+    """conformance/port.py imports only the standard library (checked on its source) and runs in a fresh
+    interpreter that cannot see the package (-I, another folder, no PYTHONPATH)."""
+    tree = ast.parse(PORT.read_text(encoding="utf-8"))
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert imported <= {"json", "math", "sys", "pathlib"}
+    done = subprocess.run([sys.executable, "-I", str(PORT), str(ROOT / "conformance" / "vectors.json")],
+                          cwd=tmp_path, env={}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().endswith("36 of 36 cases reproduced from SPEC.md alone")
+
+
+def test_the_port_fails_on_a_vector_it_does_not_reproduce(tmp_path, vectors):
+    changed = copy.deepcopy(vectors)
+    changed["cases"][3]["expected"]["prediction_interval"][1] *= 1.001
+    changed["cases"][-1]["expected"]["printed"]["ratio"] = "9.999"
+    path = tmp_path / "vectors.json"
+    path.write_text(json.dumps(changed))
+    done = subprocess.run([sys.executable, "-I", str(PORT), str(path)], cwd=tmp_path, env={}, capture_output=True,
+                          text=True)
+    assert done.returncode == 1
+    assert changed["cases"][3]["id"] in done.stdout and changed["cases"][-1]["id"] in done.stdout
+
+
+@pytest.mark.slow
+def test_the_generator_writes_the_pinned_file_again():
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_conformance_vectors.py"), "--check"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_reference_module_is_small_and_numpy_only():
+    path = Path(reference.__file__)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert imported <= {"__future__", "csv", "io", "math", "zlib", "pathlib", "typing", "numpy"}
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 250
