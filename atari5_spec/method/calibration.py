@@ -60,7 +60,8 @@ from .reference import IN_RANGE_MIN, combine_half_widths
 __all__ = ["Calibration", "CALIBRATION_COLUMNS", "read_calibration", "calibration_path", "calibration_name",
            "split_name", "calibration_editions", "RESELECTED_COLUMNS", "read_named_calibration", "conformal_quantile",
            "sticky_from_game_ids", "CALIBRATION_METHOD", "CALIBRATION_METHODS",
-           "IN_RANGE_MIN", "combine_half_widths", "CLAIMED_METHODS", "NEVER_SELECTED", "ratio_summary", "RatioSummary", "tabulated_t975",
+           "IN_RANGE_MIN", "combine_half_widths", "CLAIMED_METHODS", "NEVER_SELECTED", "ratio_summary", "RatioSummary",
+           "tabulated_t975",
            "read_calibration_intervals"]
 
 CALIBRATION_COLUMNS = ["subset", "agent", "algorithm_id", "paper", "kind", "budget", "sticky", "regime",

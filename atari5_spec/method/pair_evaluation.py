@@ -33,7 +33,8 @@ from .pairs import (
     two_paper_half_widths,
 )
 
-__all__ = ["measure_pairs", "SetupSpread", "setup_spreads", "setup_spread_markdown", "BANDS", "SAME_SETUP_DESIGNS", "DesignResult", "same_setup_designs", "chosen_design", "two_paper_bands",
+__all__ = ["measure_pairs", "SetupSpread", "setup_spreads", "setup_spread_markdown",
+           "BANDS", "SAME_SETUP_DESIGNS", "DesignResult", "same_setup_designs", "chosen_design", "two_paper_bands",
            "shared_error", "SharedError", "comparison_markdown", "subsets_markdown"]
 
 LEVEL = 0.95

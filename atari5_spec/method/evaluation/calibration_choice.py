@@ -240,7 +240,8 @@ def choice_blocks(dataset, version: str, subsets: Sequence[str], level: float = 
                          + ("" if r.evidence is None else f"; {r.status}, width {r.median_width:.2f}"))
         lines.append(f"| `{alt.name}` | " + " | ".join(cells) + " |")
     picked, why = choice(alts, singles, level)
-    lines += ["", "The rule, as stated above: " + RULE + ".", ""] + [f"* `{name}`: {text}" for name, text in why.items()]
+    lines += ["", "The rule, as stated above: " + RULE + ".", ""]
+    lines += [f"* `{name}`: {text}" for name, text in why.items()]
     lines += ["", f"Chosen by the rule: **{picked or 'none (the default stays)'}**."]
     blocks = {"calibration-choice": "\n".join(lines) + "\n"}
     pairs = pair_results(alts, formula, subsets, level)
@@ -271,7 +272,8 @@ def shared_error_by_scoring(dataset, version: str, subset: str = "Atari-5") -> s
     from ..pair_evaluation import shared_error
     from ..pairs import pair_agents
 
-    alts = {a.calibration.method if a.out_of_sample else EVERYONE: a.calibration for a in alternatives(dataset, version)}
+    alts = {a.calibration.method if a.out_of_sample else EVERYONE: a.calibration
+            for a in alternatives(dataset, version)}
     formula, reselected, everyone = alts.get("formula"), alts.get("reselected"), alts[EVERYONE]
     if formula is None or reselected is None:
         return ""
