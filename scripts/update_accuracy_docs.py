@@ -8,8 +8,11 @@ paper-2023 and refit-2026-11 (every pinned error, pooled calibration), designs
 (the interval designs compared leave-one-paper-out), subset-claims (every
 subset's interval as `score` uses it, per version and protocol group: what
 scripts/measure_subset_claims.py prints), intervals (the ratio interval on the
-default calibration); docs/method.md's accuracy block (the README's until issue 32
-moved it) is the default version's subset claims and the ratio interval.
+default calibration), calibration-choice (every calibration edition judged on
+the never-selected agents scored by the pinned formula, and the rule's
+choice), subset-claims-formula (the formula calibration's claims);
+docs/method.md's accuracy block (the README's until issue 32 moved it) is the
+default version's subset claims and the ratio interval.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import sys
 from pathlib import Path
 
 import atari5_spec
-from atari5_spec.method.evaluation.claims_report import claims_markdown
+from atari5_spec.method.evaluation.calibration_choice import choice_blocks
+from atari5_spec.method.evaluation.claims_report import REPORTED, claims_markdown
 from atari5_spec.method.evaluation.designs import designs_markdown
 from atari5_spec.method.evaluation.report import interval_markdown, pinned_markdown
 
@@ -34,6 +38,8 @@ def blocks(root: Path = ROOT) -> dict[Path, dict[str, str]]:
             "refit-2026-11": pinned_markdown(root, "refit-2026-11"),
             "designs": designs_markdown(dataset, "paper-2023"),
             "subset-claims": claims_markdown(root, ("paper-2023", "refit-2026-11")),
+            "calibration-choice": choice_blocks(dataset, "paper-2023", REPORTED)["calibration-choice"],
+            "subset-claims-formula": claims_markdown(root, ("paper-2023",), method="formula"),
             "intervals": interval_markdown(root, "paper-2023"),
         },
         root / "docs" / "method.md": {"accuracy": claims_markdown(root, ("paper-2023",), groups=README_GROUPS) + "\n"

@@ -7,7 +7,9 @@ Every figure is computed from the pinned calibration ``score`` uses (the default
 edition): the default ratio interval's coverage, width and decision rate per band of true ratio on pairs from
 two papers; the same-setup designs compared leave-one-paper-out on pairs from one paper, and the one chosen;
 whether pairs from one paper share their error; and the edges where no direction is stated (the measured
-range, episode caps, games below random), with the agents the data hold there. Blocks are marked
+range, episode caps, games below random), with the agents the data hold there; every calibration edition's
+two-paper ratio interval on pairs of never-selected agents (the pinned formula's errors), per band of true ratio;
+and where the shared error by paper comes from (fold models or the pinned formula). Blocks are marked
 ``<!-- NAME:start -->`` ... ``<!-- NAME:end -->``.
 """
 
@@ -16,8 +18,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import atari5_spec
 from atari5_spec.method.calibration import read_calibration
-from atari5_spec.method.pair_evaluation import comparison_markdown
+from atari5_spec.method.evaluation.calibration_choice import choice_blocks, shared_error_by_scoring
+from atari5_spec.method.evaluation.claims_report import REPORTED
+from atari5_spec.method.pair_evaluation import comparison_markdown, setup_spread_markdown
 from atari5_spec.method.pairs import STANDARD_EPISODE_FRAMES, measured_range, pair_agents
 from atari5_spec.method.pinned import load_coefficient_set
 from atari5_spec.scoring.protocol_conditions import agents_below_random, episode_caps
@@ -68,6 +73,11 @@ def blocks(root: Path = ROOT) -> dict[str, str]:
     calibration = read_calibration(coefficients.path)
     out = comparison_markdown(calibration, SUBSET)
     out["edges"] = edges_markdown(calibration, coefficients, root)
+    dataset = atari5_spec.load(root)
+    out["ratio-choice"] = choice_blocks(dataset, coefficients.version, REPORTED)["ratio-choice"]
+    out["shared-error-sources"] = shared_error_by_scoring(dataset, coefficients.version, SUBSET)
+    formula = read_calibration(coefficients.path, "formula")
+    out["setup-spread"] = "\n".join(setup_spread_markdown(c, SUBSET) for c in (calibration, formula) if c is not None)
     return out
 
 

@@ -49,7 +49,8 @@ def test_an_edited_calibration_is_not_used_by_default(tmp_path):
     shutil.copytree(root / "calibration", tmp_path / "calibration")
     shutil.copy(root / "datapackage.json", tmp_path / "datapackage.json")
     assert read_calibration(tmp_path / "coefficients" / "paper-2023").name == "paper-2023.reselected"
-    for name, falls_back_to in (("paper-2023.reselected", "paper-2023.in-range.2"),
+    for name, falls_back_to in (("paper-2023.reselected", "paper-2023.formula"),
+                                ("paper-2023.formula", "paper-2023.in-range.2"),
                                 ("paper-2023.in-range.2", "paper-2023.in-range"), ("paper-2023.in-range", "paper-2023")):
         edited = tmp_path / "calibration" / f"{name}.csv"  # an edited newest edition: the older pinned one is used
         edited.write_bytes(edited.read_bytes().replace(b"0.1", b"0.2", 1))
@@ -170,10 +171,11 @@ def test_verify_recomputes_every_calibration_and_edition():
         pinned_calibration_names,
     )
 
-    assert calibration_names("paper-2023") == {"reselected": "paper-2023.reselected", "in-range": "paper-2023.in-range",
-                                               "pooled": "paper-2023"}
+    assert calibration_names("paper-2023") == {"reselected": "paper-2023.reselected", "formula": "paper-2023.formula",
+                                               "in-range": "paper-2023.in-range", "pooled": "paper-2023"}
     names = pinned_calibration_names(package_root(), "paper-2023")
-    assert names == ["paper-2023.reselected", "paper-2023.in-range", "paper-2023.in-range.2", "paper-2023"]
+    assert names == ["paper-2023.reselected", "paper-2023.formula", "paper-2023.in-range", "paper-2023.in-range.2",
+                     "paper-2023"]
     data = atari5_spec.load(scores="all")
     compared = {}
     for name in names:

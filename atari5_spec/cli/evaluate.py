@@ -44,7 +44,7 @@ def _cmd_evaluate(args) -> int:
 
         for version in versions:
             progress = None
-            if args.calibration_method == "reselected" and sys.stderr.isatty():
+            if args.calibration_method in ("formula", "reselected") and sys.stderr.isatty():
                 def progress(done: int, total: int, version=version) -> None:
                     print(f"\r{version}: staged search without paper {done}/{total}", end="\n" if done == total
                           else "", file=sys.stderr, flush=True)
@@ -135,11 +135,12 @@ def add_evaluation_commands(commands) -> None:
     p.add_argument("--calibration-method", choices=list(CALIBRATION_METHODS), default="pooled",
                    help="which calibration --pin-calibration writes: pooled = calibration/<version>[.<N>].csv (the "
                         "first), in-range = calibration/<version>.in-range[.<N>].csv (errors marked in range / "
-                        "extrapolation), reselected = calibration/<version>.reselected[.<N>].csv (score's default: "
-                        "each subset's games chosen again by the staged search without the agent's paper; about "
-                        "half a second per paper, on up to two processes)")
+                        "extrapolation), reselected = calibration/<version>.reselected[.<N>].csv (each subset's games "
+                        "chosen again by the staged search without the agent's paper; about half a second per paper, on up to two processes), "
+                        "formula = calibration/<version>.formula[.<N>].csv (score's default: agents the selection "
+                        "never used scored by the pinned formula, the others by their paper's reselected fold)")
     p.add_argument("--claims", action="store_true",
-                   help="every subset's prediction interval as score uses it (reselected calibration): shown, widened "
+                   help="every subset's prediction interval as score uses it (formula and reselected calibrations): shown, widened "
                         "or withheld, leave-one-paper-out coverage per protocol group with the runs and papers behind "
                         "it, median width (scripts/measure_subset_claims.py prints the same)")
     p.add_argument("--designs", action="store_true",

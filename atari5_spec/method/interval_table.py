@@ -19,6 +19,9 @@ Per calibration method (:mod:`.calibration`):
   (``leave-one-paper-out``). Always shown.
 * ``reselected``: as in-range, and the claim rule of :mod:`.claims` decides
   shown, widened (half-width x factor) or withheld.
+* ``formula``: as reselected; the evidence is the claim's coverage on the
+  agents the selection never used, scored by the pinned formula
+  (``never-selected``), the primary line under its interval.
 
 Ratio rows (``in range`` only; a ratio is in range when both agents are):
 ``ratio-two-papers`` half-width ``sqrt(2) q`` (two in-range agents' model
@@ -79,7 +82,7 @@ def _agent_evidence(ev, source_of: Mapping[str, str], runs: Sequence[str]) -> tu
 
 
 def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, str]) -> list[dict]:
-    from .calibration import IN_RANGE_MIN
+    from .calibration import CLAIMED_METHODS, IN_RANGE_MIN, NEVER_SELECTED
     from .claims import claim_details
 
     mine = [r for r in calibration.rows if r["subset"] == subset]
@@ -95,13 +98,19 @@ def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, 
         errors = calibration.errors(subset, estimate=IN_RANGE_MIN if group == "in range" else 0.0)
         members = [r["algorithm_id"] for r in mine if calibration.group(float(r["estimate"])) == group]
         q = _conformal(errors, level)
-        if calibration.method == "reselected":
+        if calibration.method in CLAIMED_METHODS:
             details = claim_details(calibration.rows, subset, group, calibration.group, level)
             claim = details.claim
-            counts, sources = _agent_evidence(claim.evidence, source_of, members)
             factor = claim.factor if claim.status == "widened" else 1
+            if calibration.primary_is_never_selected:  # formula: the pinned formula on agents never selected
+                never = [r["algorithm_id"] for r in details.members if r["kind"] == NEVER_SELECTED]
+                counts, sources = _agent_evidence(claim.held_out, source_of, never)
+                population = "never-selected"
+            else:
+                counts, sources = _agent_evidence(claim.evidence, source_of, members)
+                population = "leave-one-paper-out"
             rows.append(_row("agent", subset, group, level, claim.status, q * factor, factor, len(errors),
-                             "leave-one-paper-out", counts, sources, claim.code))
+                             population, counts, sources, claim.code))
         else:
             ev = calibration.coverage_evidence(subset, level, None, group)
             counts, sources = _agent_evidence(ev, source_of, members)
@@ -131,8 +140,11 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
     halves = two_paper_half_widths(agents, level)
     pairs = [(a, b, abs(a.plain_error - b.plain_error) <= math.hypot(halves[a.paper], halves[b.paper]))
              for i, a in enumerate(agents) for b in agents[i + 1:] if a.paper != b.paper]
+    two_papers = (two_paper_evidence(agents, level), pairs, "pairs-two-papers")
+    if calibration.primary_is_never_selected:  # formula: pairs of never-selected agents, two pinned-formula errors
+        two_papers = _never_selected_pairs(calibration, subset, agents, pairs)
     for interval, ev, half, pairs_used, population in (
-            ("ratio-two-papers", two_paper_evidence(agents, level), math.hypot(q, q), pairs, "pairs-two-papers"),
+            ("ratio-two-papers", two_papers[0], math.hypot(q, q), two_papers[1], two_papers[2]),
             ("ratio-same-setup", same_setup_evidence(agents, level), _same_setup_half(same_setup_model(agents, level)),
              _same_paper_pairs(agents, level, same_setup_model), "pairs-same-paper")):
         if ev is None:
@@ -144,6 +156,23 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
         rows.append(_row(interval, subset, "in range", level, "shown", half, 1, ev.n, population, counts,
                          len({source_of.get(r, "") for r in runs} - {""})))
     return rows
+
+
+def _never_selected_pairs(calibration, subset: str, agents, pairs) -> tuple:
+    """(evidence, pairs, population) of the two-paper pairs whose agents the selection never used: their error is
+    the difference of two pinned-formula errors, each half-width calibrated without its own paper."""
+    import numpy as np
+
+    from .calibration import NEVER_SELECTED
+    from .pairs import pair_evidence
+
+    never = {r["agent"] for r in calibration.rows if r["subset"] == subset and r["kind"] == NEVER_SELECTED}
+    mine = [(a, b, ok) for a, b, ok in pairs if a.agent in never and b.agent in never]
+    if not mine:
+        return None, [], "never-selected-pairs-two-papers"
+    first, second, covered = zip(*mine)
+    return (pair_evidence(np.array(covered, bool), list(first), list(second)), mine,
+            "never-selected-pairs-two-papers")
 
 
 def _same_setup_half(model) -> float | None:

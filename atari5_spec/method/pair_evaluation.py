@@ -33,7 +33,8 @@ from .pairs import (
     two_paper_half_widths,
 )
 
-__all__ = ["BANDS", "SAME_SETUP_DESIGNS", "DesignResult", "same_setup_designs", "chosen_design", "two_paper_bands",
+__all__ = ["measure_pairs", "SetupSpread", "setup_spreads", "setup_spread_markdown",
+           "BANDS", "SAME_SETUP_DESIGNS", "DesignResult", "same_setup_designs", "chosen_design", "two_paper_bands",
            "shared_error", "SharedError", "comparison_markdown", "subsets_markdown"]
 
 LEVEL = 0.95
@@ -108,6 +109,13 @@ def _measure(design: str, label: str, pairs: list[tuple[PairAgent, PairAgent]], 
     evidence = pair_evidence(covered, [a for a, _ in pairs], [b for _, b in pairs])
     return DesignResult(design, label, evidence, float(np.median(10.0 ** (2 * half))),
                         _band_counts(true_log, decided), int(wrong.sum()))
+
+
+def measure_pairs(design: str, label: str, pairs: list[tuple[PairAgent, PairAgent]], half: np.ndarray
+                  ) -> DesignResult:
+    """Coverage (clustered by paper), median width and decisions per band of ``pairs`` under half-widths ``half``
+    (log10, one per pair)."""
+    return _measure(design, label, pairs, np.asarray(half, float))
 
 
 def same_setup_designs(agents: Sequence[PairAgent], level: float = LEVEL) -> list[DesignResult]:
@@ -240,3 +248,73 @@ def comparison_markdown(calibration, subset: str = "Atari-5", level: float = LEV
         f"| two papers | {shared.two_papers[0]} | {shared.two_papers[1]:.3f} |", "",
         f"Intraclass correlation of the agents' errors by paper (one-way ANOVA): {shared.icc:.2f}."]) + "\n"
     return blocks
+
+
+class SetupSpread(NamedTuple):
+    """One setup's (paper's) own within-setup spread against the pooled spread of every other setup."""
+
+    paper: str
+    runs: int
+    df: int                  # runs - 1
+    sd: float                # its within-setup standard deviation of one agent's error (log10)
+    pooled_sd: float         # the other setups' pooled within-setup standard deviation
+    ratio_low: float         # interval of its variance / the others' (F; 95% jointly over the setups tested)
+    ratio_high: float
+
+    @property
+    def differs(self) -> bool:
+        """The interval excludes 1: the evidence earns a spread of its own for this setup."""
+        return self.ratio_high < 1.0 or self.ratio_low > 1.0
+
+
+def _f_quantile(q: float, d1: float, d2: float) -> float:
+    from .distributions import beta_quantile
+
+    x = beta_quantile(q, d1 / 2.0, d2 / 2.0)
+    return d2 * x / (d1 * (1.0 - x)) if x < 1.0 else math.inf
+
+
+def setup_spreads(agents: Sequence[PairAgent], min_runs: int = 3) -> list[SetupSpread]:
+    """Per setup (paper) with at least ``min_runs`` runs: is its within-setup spread different from the others'?
+
+    Each setup's variance of one agent's error around its setup's shared effect, from pairs of different runs
+    (as :func:`.pairs.same_setup_model`, df = runs - 1), against the pooled variance of every other setup
+    (df = their runs minus setups); the interval of the ratio of the two variances from the F distribution
+    (normal errors) at 95% jointly over the setups tested (Bonferroni: each at 1 - 0.05 / setups). A per-setup
+    (per-family) spread is earned only where that interval excludes 1."""
+    from .pairs import same_setup_model
+
+    out = []
+    by_paper: dict[str, set] = {}
+    for a in agents:
+        by_paper.setdefault(a.paper, set()).add(a.run)
+    tested = sorted(p for p, runs in by_paper.items() if len(runs) >= min_runs)
+    tail = 0.05 / max(len(tested), 1) / 2.0
+    for paper in tested:
+        own = same_setup_model([a for a in agents if a.paper == paper], 0.95)
+        others = same_setup_model(agents, 0.95, exclude_paper=paper)
+        if own is None or others is None:
+            continue
+        f = own.variance / others.variance
+        low = f / _f_quantile(1.0 - tail, own.df, others.df)
+        high = f / _f_quantile(tail, own.df, others.df)
+        out.append(SetupSpread(paper, own.n_runs, own.df, math.sqrt(own.variance), math.sqrt(others.variance),
+                               low, high))
+    return out
+
+
+def setup_spread_markdown(calibration, subset: str = "Atari-5", min_runs: int = 3) -> str:
+    """The per-setup spreads of a calibration's in-range agents as markdown (docs/comparisons.md)."""
+    spreads = setup_spreads(pair_agents(calibration, subset), min_runs)
+    lines = [f"Calibration `{calibration.name}`, {subset}, in-range agents, setups (papers) with at least {min_runs} "
+             "runs: the within-setup standard deviation of one agent's error (log10, from pairs of different runs), "
+             "the pooled one of every other setup, and the interval of the ratio of their variances (F distribution, "
+             f"95% jointly over the {len(spreads)} setups tested: Bonferroni):", "",
+             "| setup (paper) | runs | df | within-setup SD | others' pooled SD | variance ratio, joint 95% interval | "
+             "a spread of its own? |", "|---|---:|---:|---:|---:|---:|---|"]
+    for s in spreads:
+        lines.append(f"| {s.paper} | {s.runs} | {s.df} | {s.sd:.3f} | {s.pooled_sd:.3f} | "
+                     f"{s.ratio_low:.2f}-{s.ratio_high:.2f} | {'yes' if s.differs else 'no: the pooled spread'} |")
+    earned = [s.paper for s in spreads if s.differs]
+    lines += ["", "Setups whose own spread the evidence earns: " + (", ".join(earned) if earned else "none") + "."]
+    return "\n".join(lines) + "\n"

@@ -43,7 +43,13 @@ from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.ids import game_aliases, game_key
 from ..method import reference
-from ..method.calibration import Calibration, read_calibration, read_calibration_intervals, sticky_from_game_ids
+from ..method.calibration import (
+    CLAIMED_METHODS,
+    Calibration,
+    read_calibration,
+    read_calibration_intervals,
+    sticky_from_game_ids,
+)
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from ..method.reference import IntervalRow, IntervalTable, bootstrap_means, human_normalised, percentile_interval
 from .input import Observation, group_runs, observations_from_object
@@ -339,11 +345,16 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
     else:
         where = ("in range (estimate at or above 40, the inclusion rule)" if row.range == "in range" else
                  "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
-        claim = calibration.claim(model.name, estimate, level) if calibration.method == "reselected" else None
-        if claim is not None:  # the held-out breakdown of the table's evidence, from the pinned errors
-            coverage = (f"{where}; {'widened x' + format(row.factor, 'g') + ', ' if row.status == 'widened' else ''}"
-                        f"measured leave-one-paper-out with the games chosen again without each paper: "
-                        f"{measured.text()}; held-out agents: {claim.held_out.text()}")
+        claim = calibration.claim(model.name, estimate, level) if calibration.method in CLAIMED_METHODS else None
+        widened = f"widened x{row.factor:g}, " if row.status == "widened" else ""
+        if claim is not None and row.population == "never-selected":  # first: the pinned formula, never-selected
+            coverage = (f"{where}; {widened}measured leave-one-paper-out on agents the selection never used, scored "
+                        f"by the pinned formula: {measured.text()}; on every agent of the calibration (those the "
+                        f"selection used scored by their paper's fold): {claim.evidence.text()}")
+        elif claim is not None:  # the held-out breakdown of the table's evidence, from the pinned errors
+            coverage = (f"{where}; {widened}measured leave-one-paper-out with the games chosen again without each "
+                        f"paper (the error of the selection procedure): {measured.text()}; held-out agents: "
+                        f"{claim.held_out.text()}")
         else:
             held = calibration.coverage_evidence(model.name, level, "held-out", row.range)
             coverage = (f"{where}; measured leave-one-paper-out on the agents {row.range}: {measured.text()}; "
@@ -500,7 +511,7 @@ def _with_group_coverage(check: ProtocolCheck, calibration: Calibration | None, 
     """The protocol check plus how the subset's interval held for measured agents of the stated sticky-action
     group (reselected calibration, in range): the claim is made for all agents, this says how much evidence
     stands behind it for agents like this one."""
-    if (check.sticky_action_probability is None or calibration is None or calibration.method != "reselected"
+    if (check.sticky_action_probability is None or calibration is None or calibration.method not in CLAIMED_METHODS
             or estimate is None or calibration.group(estimate) != "in range"):
         return check
     from ..method.claims import claim_details, evidence

@@ -14,9 +14,17 @@ pinned errors (games chosen again without each agent's paper), by group:
 
 Each row: covered / agents, runs, papers, runs wholly covered with exact 95%
 bounds, the median width (high / low of the 57-game median, the model part
-only, at each agent's own estimate), and the coverage the previous default
-(weights refitted without the paper, games as pinned) would have claimed on
-the same agents: the optimism the reselection removes.
+only, at each agent's own estimate), and the coverage and width of the
+previous default (weights refitted without the paper, games as pinned) on its
+own errors (its agents of the same group, each calibrated without its own
+paper): a calibration's interval is only ever measured on the errors of the
+model it calibrates.
+
+The ``reselected`` calibration scores every agent whose paper the selection
+saw with that paper's fold, so its coverage measures the selection procedure;
+the ``formula`` calibration scores the agents the selection never used with
+the pinned formula, so its held-out row is the pinned formula's coverage on
+agents like a user's (``method="formula"``).
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import math
 from pathlib import Path
 
 from ..calibration import IN_RANGE_MIN, read_calibration
-from ..claims import Evidence, claim_details, evidence
+from ..claims import ClaimDetails, Evidence, claim_details, evidence, loso_half_widths
 
 __all__ = ["claim_table", "claims_markdown", "claims_text", "fold_stability", "REPORTED", "PROTOCOL_GROUPS"]
 
@@ -59,10 +67,11 @@ def _previous(root: Path, version: str):
     return read_calibration(path, "in-range") or read_calibration(path, "pooled")
 
 
-def claim_table(root: Path, version: str, level: float = LEVEL) -> list[dict]:
-    """One row per (subset, group): the claim's status, its evidence, median width, the previous calibration's
-    coverage on the same agents. Empty when the version has no reselected calibration."""
-    calibration = read_calibration(Path(root) / "coefficients" / version, "reselected")
+def claim_table(root: Path, version: str, level: float = LEVEL, method: str = "reselected") -> list[dict]:
+    """One row per (subset, group): the claim's status, its evidence, median width, and the previous default's
+    coverage and width on its own errors (its agents of the same group, each calibrated without its own paper).
+    Empty when the version has no calibration of ``method``."""
+    calibration = read_calibration(Path(root) / "coefficients" / version, method)
     if calibration is None:
         return []
     previous = _previous(root, version)
@@ -75,28 +84,38 @@ def claim_table(root: Path, version: str, level: float = LEVEL) -> list[dict]:
             claim = details.claim
             factor = claim.factor if claim.status == "widened" else 1.0
             widths = [_width(float(r["estimate"]), h * factor) for r, h in zip(details.members, details.halves)]
-            # the previous default's interval for the same agents: its own errors of the other papers
-            old_half = {p: previous_half(previous, subset, p, group, level) for p in {r["paper"] for r in details.members}}
-            old_flags = [abs(float(r["log_error"])) <= old_half[r["paper"]] for r in details.members]
-            old_widths = [_width(float(r["estimate"]), old_half[r["paper"]]) for r in details.members]
-            subgroups = [(group, [True] * len(details.members))]
+            own = _own_coverage(previous, subset, group, level)  # the previous default on its own errors
+            subgroups = [(group, lambda r: True)]
             if group == "in range":
-                subgroups += [(f"in range, {name}", [test(r) for r in details.members])
-                              for name, test in PROTOCOL_GROUPS.items()]
-            for label, mask in subgroups:
-                pick = [i for i, m in enumerate(mask) if m]
+                subgroups += [(f"in range, {name}", test) for name, test in PROTOCOL_GROUPS.items()]
+            for label, test in subgroups:
+                pick = [i for i, r in enumerate(details.members) if test(r)]
                 if not pick:
                     continue
                 measured = _evidence(details, pick)
-                old = evidence([old_flags[i] for i in pick], [details.members[i]["algorithm_id"] for i in pick],
-                               [details.members[i]["paper"] for i in pick])
+                mine = [i for i, r in enumerate(own.members) if test(r)]
                 out.append(dict(version=version, calibration=calibration.name, subset=subset, group=label,
                                 status=claim.status, factor=factor if claim.status != "withheld" else math.nan,
                                 reason=claim.reason, evidence=measured,
                                 median_width=_median([widths[i] for i in pick]),
-                                previous=previous.name, previous_evidence=old,
-                                previous_width=_median([old_widths[i] for i in pick])))
+                                previous=previous.name, previous_evidence=_evidence(own, mine),
+                                previous_width=_median([_width(float(own.members[i]["estimate"]), own.halves[i])
+                                                        for i in mine])))
     return out
+
+
+def _own_coverage(calibration, subset: str, group: str, level: float):
+    """The calibration's plain interval (no claims) on its own agents of ``group``, leave-one-paper-out:
+    :class:`~atari5_spec.method.claims.ClaimDetails` whose ``covered`` are the plain flags."""
+    mine = [r for r in calibration.rows if r["subset"] == subset]
+    halves = loso_half_widths(mine, calibration.group, level)  # pooled: every error; else the range's own errors
+
+    def in_group(r) -> bool:
+        return ("in range" if float(r["estimate"]) >= IN_RANGE_MIN else "extrapolation") == group
+
+    pick = [i for i, r in enumerate(mine) if in_group(r)]
+    members, kept = [mine[i] for i in pick], [halves[i] for i in pick]
+    return ClaimDetails(None, members, kept, [abs(float(r["log_error"])) <= h for r, h in zip(members, kept)])
 
 
 def fold_stability(root: Path, version: str) -> dict[str, tuple[int, int]]:
@@ -124,15 +143,6 @@ def fold_stability(root: Path, version: str) -> dict[str, tuple[int, int]]:
     return out
 
 
-def previous_half(calibration, subset: str, paper: str, group: str, level: float) -> float:
-    """The previous calibration's half-width for an agent of ``paper`` in ``group`` (its errors of other papers)."""
-    from ..calibration import conformal_quantile
-
-    estimate = IN_RANGE_MIN if group == "in range" else 0.0
-    return conformal_quantile(calibration.errors(subset, paper, estimate if calibration.method != "pooled" else None),
-                              level)
-
-
 def _evidence(details, pick) -> Evidence:
     return evidence([details.covered[i] for i in pick], [details.members[i]["algorithm_id"] for i in pick],
                     [details.members[i]["paper"] for i in pick])
@@ -143,23 +153,29 @@ def _cell(e: Evidence) -> str:
             f"{e.runs_low:.0%}-{e.runs_high:.0%}") if e.n else "-"
 
 
+WHAT = {"reselected": "every agent whose paper the selection saw predicted with each subset's games chosen again "
+                      "without that paper: the error of the selection procedure, not of the pinned formula",
+        "formula": "agents the selection never used (held-out) scored by the pinned formula, the model a user's "
+                   "agent meets; the agents it used by their paper's reselected fold"}
+
+
 def claims_markdown(root: Path, versions=("paper-2023", "refit-2026-11"), level: float = LEVEL,
-                    groups: tuple[str, ...] | None = None) -> str:
+                    groups: tuple[str, ...] | None = None, method: str = "reselected") -> str:
     """The measured table as markdown (docs/out-of-sample.md: every group; docs/method.md's accuracy section: ``groups``
     only, e.g. in range, its held-out agents, extrapolation)."""
     lines = []
     for version in versions:
-        every = claim_table(root, version, level)
+        every = claim_table(root, version, level, method)
         rows = [r for r in every if groups is None or r["group"] in groups]
         if not rows:
             continue
         lines += [f"`{version}`, calibration `{rows[0]['calibration']}` ({level:.0%} intervals, leave-one-paper-out, "
-                  "each subset's games chosen again without the agent's paper). Covered / agents; runs and papers "
+                  + (WHAT[method] if method in WHAT else "") + "). Covered / agents; runs and papers "
                   "behind them; exact 95% bounds of the share of runs wholly covered; median width (high / low); "
-                  f"what the previous default (`{rows[0]['previous']}`: weights refitted without the paper, games as "
-                  "pinned) covers of the same agents:", "",
+                  f"the previous default (`{rows[0]['previous']}`: weights refitted without the paper, games as "
+                  "pinned) on its own errors (its agents of the group, each calibrated without its paper):", "",
                   "| subset | agents | `score` | covered (runs, papers; exact bounds over runs) | median width | "
-                  "previous default |", "|---|---|---|---|---:|---|"]
+                  "previous default, on its own errors |", "|---|---|---|---|---:|---|"]
         for r in rows:
             status = r["status"] + (f" x{r['factor']:g}" if r["status"] == "widened" else "")
             width = f"{r['median_width']:.2f}" if r["status"] != "withheld" else "-"

@@ -36,7 +36,10 @@ __all__ = ["calibration_text", "pin_calibration", "calibration_mismatches", "cal
 CALIBRATION_SCHEMA = "schemas/calibration.schema.json"
 IN_RANGE_SCHEMA = "schemas/calibration-in-range.schema.json"
 RESELECTED_SCHEMA = "schemas/calibration-reselected.schema.json"
-SCHEMAS = {"pooled": CALIBRATION_SCHEMA, "in-range": IN_RANGE_SCHEMA, "reselected": RESELECTED_SCHEMA}
+SCHEMAS = {"pooled": CALIBRATION_SCHEMA, "in-range": IN_RANGE_SCHEMA, "reselected": RESELECTED_SCHEMA,
+           "formula": RESELECTED_SCHEMA}  # formula: the reselected columns (held-out rows record the pinned games)
+FOLD_METHODS = ("formula", "reselected")  # errors from the fold searches (method/evaluation/reselection.py)
+FORMULA_KINDS = {"formula": ("held-out",)}  # method -> kinds of agent scored by the pinned formula, not a fold
 CHECKED_COLUMNS = ("estimate", "true_median", "log_error", "ratio")
 
 
@@ -47,7 +50,7 @@ def with_range(errors: pd.DataFrame) -> pd.DataFrame:
 
 def calibration_text(errors: pd.DataFrame, method: str = "pooled") -> str:
     ordered = errors.sort_values(["subset", "kind", "agent"], kind="stable")
-    if method == "reselected":
+    if method in FOLD_METHODS:
         return frame_csv_text(ordered, RESELECTED_COLUMNS)
     if method == "in-range":
         return frame_csv_text(with_range(ordered), IN_RANGE_COLUMNS)
@@ -143,10 +146,11 @@ def method_errors(dataset, version: str, method: str, progress=None) -> pd.DataF
     """The errors a ``method`` calibration of ``version`` pins, from the data as it is now (reselected: every fold's
     staged search is run (bounded: about half a second of CPU per paper of the search set, on up to two
     processes))."""
-    if method == "reselected":
+    if method in FOLD_METHODS:
         from .reselection import fold_selections, reselected_errors
 
-        return reselected_errors(dataset, version, fold_selections(dataset, version, progress=progress))
+        return reselected_errors(dataset, version, fold_selections(dataset, version, progress=progress),
+                                 by_formula=FORMULA_KINDS.get(method, ()))
     from . import version_errors
 
     return version_errors(dataset, version)[1]
@@ -228,10 +232,11 @@ def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = 
     schema = json.loads((dataset.root / SCHEMAS[method]).read_text(encoding="utf-8"))
     pinned = read_table(dataset.root / "calibration" / f"{name}.csv", schema)
     problems = []
-    if method == "reselected":
+    if method in FOLD_METHODS:
         from .reselection import fold_selections, reselected_errors, search_version, selections_from_rows
 
-        recorded = selections_from_rows(pinned[pinned["kind"].notna()].to_dict("records"))
+        recorded = selections_from_rows(pinned[pinned["kind"].notna()].to_dict("records"),
+                                        folds_only=method == "formula")
         if search:
             searched = {} if searched is None else searched
             key = search_version(dataset, version)
@@ -244,7 +249,7 @@ def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = 
                     if subset in chosen and tuple(chosen[subset]) != tuple(games):
                         problems.append(f"{name} {subset} without {paper!r}: the search chooses "
                                         f"{' '.join(chosen[subset])}, pinned {' '.join(games)}")
-        errors = reselected_errors(dataset, version, recorded)
+        errors = reselected_errors(dataset, version, recorded, by_formula=FORMULA_KINDS.get(method, ()))
     else:
         _, errors = version_errors(dataset, version)
     if method == "in-range":
@@ -258,7 +263,7 @@ def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = 
         for column in CHECKED_COLUMNS:
             if not abs(float(row[column]) - float(row[f"{column}_computed"])) <= tolerance:
                 problems.append(f"{where} {column}: pinned {row[column]!r}, computed {row[f'{column}_computed']!r}")
-        for column in ("range", "games") if method == "reselected" else ("range",) if method == "in-range" else ():
+        for column in ("range", "games") if method in FOLD_METHODS else ("range",) if method == "in-range" else ():
             if row[column] != row[f"{column}_computed"]:
                 problems.append(f"{where} {column}: pinned {row[column]!r}, computed {row[f'{column}_computed']!r}")
     return len(pinned), problems

@@ -114,10 +114,18 @@ def _fold_search(task) -> dict:
     return {subset: tuple(model.games) for subset, model in found.items()}
 
 
-def reselected_errors(dataset, version: str, selections: Selections, agents: Agents | None = None) -> pd.DataFrame:
+def reselected_errors(dataset, version: str, selections: Selections, agents: Agents | None = None,
+                      by_formula: tuple[str, ...] = ()) -> pd.DataFrame:
     """Every agent's error with its paper's fold (games chosen and weights fitted without its paper), one row per
     (subset, agent): RESELECTED_COLUMNS, ``games`` the games that predicted it. ``selections`` from
-    :func:`fold_selections` (or read back from a pinned file)."""
+    :func:`fold_selections` (or read back from a pinned file).
+
+    ``by_formula``: the kinds of agent scored by the version's own pinned formula instead of their fold. The
+    ``formula`` calibration passes ``("held-out",)``: every agent the selection and the fit never used (outside the
+    version's training set, even when its paper has training agents) is scored by the model that scores a user's
+    agent, and only the agents the procedure used (training agents and their learning-curve checkpoints) by their
+    paper's fold. ``("held-out", "leave-one-paper-out")`` scores everyone by the pinned formula (in sample for the
+    training agents: an alternative docs/out-of-sample.md compares, never pinned)."""
     from ..pinned import load_coefficient_set
 
     agents = agents if agents is not None else agent_scores(dataset)
@@ -170,7 +178,8 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
             log_est = np.full(len(members), np.nan)
             used = np.empty(len(members), dtype=object)
             for paper in sorted(set(papers)):  # one fold at a time: its agents' phi in one array
-                chosen = fold(paper)
+                chosen = ((pinned_games, np.asarray(model.coefficients, float))
+                          if kind in by_formula else fold(paper))
                 if chosen is None:
                     continue
                 games, weights = chosen
@@ -188,9 +197,13 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
     return errors.sort_values(["subset", "kind", "agent"], kind="stable").reset_index(drop=True)
 
 
-def selections_from_rows(rows) -> dict:
-    """paper -> {subset: games} as a pinned file recorded them (rows with paper, subset, games)."""
+def selections_from_rows(rows, folds_only: bool = False) -> dict:
+    """paper -> {subset: games} as a pinned file recorded them (rows with paper, subset, games; ``folds_only``:
+    from the rows its folds predicted, not the held-out rows a ``formula`` calibration scores with the pinned
+    games)."""
     out: dict = {}
     for r in rows:
+        if folds_only and r["kind"] == "held-out":
+            continue
         out.setdefault(str(r["paper"]), {})[str(r["subset"])] = tuple(str(r["games"]).split())
     return out
