@@ -1,28 +1,17 @@
-"""Scoring an agent: the Atari-5 score from raw game scores, with an interval and a citation signature.
+"""Scoring an agent: the Atari-5 score from raw game scores, with its intervals, notes and citation signature.
 
-The Atari-5 score (paper section 4, Appendix E) estimates the agent's median
-human-normalised score over the 57 games from five of them::
-
-    Z_i      = 100 (x_i - random_i) / (human_i - random_i)   raw mean score x_i of game i
-    estimate = 10 ** (sum_i c_i * log10(1 + max(0, Z_i))) - 1
-
-with the weights c_i and the constants of one pinned coefficient version.
-The same formula gives Atari-1, -3, -10, -3-Val and -5-Val from their games.
-
-With several seeds per game the estimate uses each game's mean raw score, and
-a percentile bootstrap gives an interval for seed-to-seed variation: each
-game's seeds are resampled with replacement, independently per game, from a
-random stream fixed by (seed, game), so the same inputs and seed always give
-the same interval. That *seed interval* covers seed-to-seed variation only.
-
-The *prediction interval* is where the agent's 57-game median itself lies: it
-adds the model's out-of-sample error, measured on agents the version never saw
-and pinned in calibration/<version>[.in-range].csv (see
-:mod:`atari5_spec.method.calibration`: in range, estimate >= 40, calibrated on
-the in-range errors; below it labelled extrapolation), and states its measured
-coverage. With one seed per game the seed part is unknown, with two it is
-unreliable; the result says so. :mod:`.relative` divides two agents' scores
-and gives an interval for the plain ratio of their true 57-game medians.
+The numbers follow SPEC.md and are computed by its reference implementation,
+:mod:`atari5_spec.method.reference` (the estimate, the range edge, the
+prediction interval from the pinned interval table's half-width combined
+with the seed part, the seed bootstrap); this module gathers the inputs (the
+input gate, :mod:`.input`; the pinned coefficient version and calibration),
+scores the requested subset and every other one the games allow, and
+returns a :class:`ScoreResult` that carries the numbers (the table row
+behind each interval included) with the sentences that explain them: what
+each interval covers and the coverage measured behind it, why an interval is
+withheld, games no subset uses. The *seed interval* covers seed-to-seed
+variation only; the *prediction interval* is where the agent's 57-game
+median lies. :mod:`.relative` divides two agents' scores.
 
 The protocol of the agent's runs (sticky actions, training frames; from
 options or from the game ids) is compared with the version's training data,
