@@ -39,7 +39,7 @@ def test_the_maintainers_documented_merge_is_ready_and_a_later_append_needs_a_ma
     _maintainer_adds(author, "ppo2-rerun")
     merged = _push_pull_request(github)
     run = run_workflow(github, merged)
-    (comment,) = run["comments"]
+    running, comment = run["comments"]  # "review running for <head>", then the verdict
     assert [status for _, status, _ in run["statuses"]] == [0] * len(run["statuses"]), comment
     assert "Verdict: ready to merge" in comment and "needs a maintainer" not in comment
     assert "Merged by `contribute add`: `CHANGELOG.md`, `data/algorithms.csv`" in comment
@@ -59,7 +59,7 @@ def test_the_maintainers_documented_merge_is_ready_and_a_later_append_needs_a_ma
     scores.write_text(text + line.getvalue(), encoding="utf-8")
     _rerecord_hash(author, "data/scores.csv")
     run2 = run_workflow_again(github, _push_pull_request(github))
-    (comment2,) = run2["comments"]
+    _, comment2 = run2["comments"]
     assert comment2 != comment and run2["statuses"][-1][1] == 1
     assert "Verdict: needs a maintainer" in comment2 and "ready to merge" not in comment2.split("### Submissions")[0]
     assert "- `data/scores.csv`: differs from what `contribute add`" in comment2
