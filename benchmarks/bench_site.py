@@ -1,5 +1,5 @@
 """Speed and memory of ``atari5-spec site --out DIR`` (target: a whole build in a few seconds, under 10 s on
-2 cores; the CPU time is printed too, since wall time on a shared machine measures the neighbours), and whether two builds give the same bytes.
+2 cores; the CPU time is printed too, since wall time on a shared machine measures the neighbours), whether two builds give the same bytes, and the page weights (target: no page near 1 MB).
 
 Usage::
 
@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 TARGET_SECONDS = 10.0
+PAGE_TARGET_BYTES = 500_000  # an HTML page above this is too heavy for a phone (issue 34: none near 1 MB)
 
 
 def run_measured(command: list[str]) -> tuple[float, float, float]:
@@ -68,6 +69,12 @@ def main() -> int:
         print(f"CPU time      median {statistics.median(cpus):6.2f} s (user + system: what the build costs when the "
               "machine is shared)")
         print(f"peak memory   {max(peaks):6.0f} MiB (resident, the site process)")
+        pages = sorted(((p.stat().st_size, str(p.relative_to(folders[0]))) for p in files if p.suffix == ".html"),
+                       reverse=True)
+        weights = [w for w, _ in pages]
+        print(f"page weight   median {statistics.median(weights) / 1e3:6.1f} kB, heaviest "
+              + ", ".join(f"{name} {w / 1e3:.0f} kB" for w, name in pages[:3])
+              + f"; {sum(w > PAGE_TARGET_BYTES for w in weights)} page(s) over {PAGE_TARGET_BYTES / 1e3:.0f} kB")
         if len(folders) > 1:
             print(f"reproducible  {'yes: two builds byte-identical' if same_folders(folders[0], folders[1]) else 'NO'}")
     return 0

@@ -285,3 +285,18 @@ def test_updater_names_a_bad_status(package_copy, tmp_path):
     with pytest.raises(SystemExit) as refused:
         _update(package_copy, tmp_path, ['agent57,sticky_action_probability,,probably,"Test",s,read,,'])
     assert "line 2: column status is 'probably'" in str(refused.value)
+
+
+def test_sticky_settings_read_from_public_code_issue_34(dataset):
+    """Issue 34: the Atari 100k agents whose runs' code disables sticky actions (Dopamine's atari_100k configs,
+    the authors' env files) are settled from that code, each row naming the file and commit read; coverage rises."""
+    evidence = dataset.protocol_evidence.set_index(["algorithm_id", "field"])
+    for agent, where in {"der": "DER.gin @5d3be7b", "drq": "DrQ.gin @9f616b9", "otrainbow": "OTRainbow.gin @9f616b9",
+                         "spr": "rlpyt_atari_env.py @0427852", "curl-atari100k": "env.py @40bf738",
+                         "playvirtual": "rlpyt_atari_env.py @f8a6222"}.items():
+        row = evidence.loc[(agent, "sticky_action_probability")]
+        assert (row.status, float(row.value), row.verification) == ("stated", 0.0, "read") and where in row.location
+    weak = evidence.loc[("muzero-atari100k", "sticky_action_probability")]
+    assert weak.status == "not-found" and "EfficientZero" in weak.source  # weak evidence does not settle the field
+    result = _script("protocol_coverage").coverage(dataset)
+    assert result["fields"]["sticky_action_probability"]["settled"] >= 65

@@ -3,13 +3,16 @@
 The browser tests (filters, scorer, requests, links in a real browser) are in test_site_browser.py.
 """
 
+import csv
 import hashlib
+import io
 import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pandas as pd
 import pytest
 
 import atari5_spec
@@ -245,3 +248,65 @@ def test_a_docs_address_is_linked_from_every_page():
     files = site_files(docs_url="https://example.org/atari5/docs/")
     pages = [path for path in files if path.endswith(".html")]
     assert all(b'<a href="https://example.org/atari5/docs/" class="docs">' in files[p] for p in pages)
+
+
+# --- issue 34 ---------------------------------------------------------------------------------------------------------
+
+def test_every_entry_has_a_paper_link_or_a_reason_in_the_format_its_kind_names(dataset):
+    """data/paper_links.csv: one row per entry; arXiv ids YYMM.NNNNN, DOIs 10.NNNN/..., each read from a named
+    text; none-found rows say why. The validator refuses a malformed id (the rule can fail)."""
+    from atari5_spec.data.validation import validate_dataset
+
+    links = dataset.paper_links.set_index("algorithm_id")
+    assert sorted(links.index) == sorted(dataset.algorithms.algorithm_id)
+    formats = {"arxiv": r"[0-9]{4}\.[0-9]{4,5}", "doi": r"10\.[0-9]{4,9}/\S+"}
+    for algorithm_id, row in links.iterrows():
+        assert row.read_from, algorithm_id
+        if row.link_kind == "none-found":
+            assert pd.isna(row.link) and row.reason, algorithm_id
+        else:
+            assert re.fullmatch(formats[row.link_kind], row.link), (algorithm_id, row.link)
+    assert links.loc["rainbow-noop", "link"] == "1710.02298" and links.loc["go-explore", "link_kind"] == "doi"
+    assert (links.link_kind != "none-found").sum() >= 70
+    for column, value, says in (("link", "arXiv:1710.02298v2", "str_matches"), ("link_kind", "doi", "link_kind")):
+        bad = dataset.paper_links.copy()
+        bad[column] = bad[column].astype(object)
+        bad.loc[bad.algorithm_id == "rainbow-noop", column] = value  # a malformed id; an arXiv id called a DOI
+        problems = [p for p in validate_dataset(dataset._replace(paper_links=bad)) if p.file == "data/paper_links.csv"]
+        assert problems and says in problems[0].message, (column, problems)
+
+
+def test_leaderboard_rows_and_algorithm_pages_carry_the_paper(site, dataset):
+    rows = {r["id"]: r for r in page_data(site / "index.html")["rows"]}
+    assert rows["rainbow-noop"]["paper"] == "https://arxiv.org/abs/1710.02298"
+    html = (site / "algorithms" / "rainbow-noop.html").read_text("utf-8")
+    assert 'href="https://arxiv.org/abs/1710.02298"' in html and "eprint = {1710.02298}" in html
+    assert "Aitchison" in html.split('<pre class="bibtex">')[2]  # the Atari-5 entry beside the paper's
+
+
+def test_a_game_page_ranks_with_protocol_and_notes_what_it_leaves_out(site, dataset):
+    html = (site / "games" / "montezuma_revenge.html").read_text("utf-8")
+    assert html.count('class="reference"') == 2 and "<svg" in html
+    assert re.search(r"Go-Explore</bdi></a>: 43,791.00(, 43,763.00)?: entry excluded \(episode-frame-limit\)", html)
+    rows = list(csv.DictReader(io.StringIO((site / "games" / "montezuma_revenge.csv").read_text("utf-8"))))
+    data = json.loads((site / "games" / "montezuma_revenge.json").read_text("utf-8"))
+    assert [r["algorithm_id"] for r in rows] == [r["algorithm_id"] for r in data["rows"]]
+    assert [float(r["raw"]) for r in rows] == sorted((float(r["raw"]) for r in rows), reverse=True)
+    assert data["human"] == 4753.3 and any(n["algorithm_id"] == "go-explore" for n in data["not_ranked"])
+    ranked = set(r["algorithm_id"] for r in rows)
+    noted = {n["algorithm_id"] for n in data["not_ranked"]}
+    held = set(dataset.scores.loc[dataset.scores.game_id == "montezuma_revenge", "algorithm_id"])
+    assert held <= ranked | noted  # every published number is ranked or noted
+    assert "games.html" in (site / "index.html").read_text("utf-8")
+
+
+def test_every_page_says_its_data_version_and_when_a_release_shipped_it(site, dataset):
+    from atari5_spec.site.build import data_version_date
+
+    changelog = "## [Unreleased]\n\n## [1.2.0] - 2026-11-25\n\nData package at this release: 1.41.0 (x).\n"
+    assert data_version_date(changelog, "1.41.0") == "2026-11-25" and data_version_date(changelog, "1.43.0") is None
+    expected = data_version_date((package_root() / "CHANGELOG.md").read_text("utf-8"), dataset.version)
+    label = f"released {expected}" if expected else "not yet in a release"
+    for path in (site / "index.html", site / "games" / "pong.html", site / "algorithms" / "dqn-noop.html"):
+        html = path.read_text("utf-8")
+        assert f'<strong id="data-version">{dataset.version}</strong> (<span id="data-date">{label}</span>)' in html

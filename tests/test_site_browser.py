@@ -180,8 +180,8 @@ def test_kind_year_all_games_and_text_filters(visit):
     assert page.is_checked("input[name=all57]") and page.input_value("select[name=year]") == "2020"
     set_hash(page, "q=RAINBOW")
     ids = shown_ids(page)
-    assert ids == [r["id"] for r in rows if r["default"] and ("rainbow" in r["name"].lower() or "rainbow" in r["id"])]
-    assert ids
+    # a search looks through every row of the table, not only the default ones (issue 34)
+    assert ids == [r["id"] for r in rows if "rainbow" in r["name"].lower() or "rainbow" in r["id"]] and ids
 
 
 def test_controls_write_the_hash_and_a_link_restores_the_view(visit):
@@ -486,3 +486,119 @@ def test_the_atari_100k_page_lists_the_field_in_the_commands_order(visit, run):
     shown = page.eval_on_selector_all("#field-leaderboard tbody tr", "rows => rows.map(r => r.getAttribute('data-algorithm-id'))")
     assert shown == [r["algorithm_id"] for r in json.loads(out)["rows"]]
     assert page.is_visible("nav >> text=Atari 100k")
+
+
+# --- issue 34: paper links, game pages that rank and plot, the indexes ----------------------------------------------
+
+def test_every_algorithm_page_has_a_paper_link_or_a_stated_reason(visit, site_folder, dataset):
+    """Every entry is linked from the algorithms index; each page's Paper section links an arXiv id or DOI or
+    says why there is none (all pages read as text; a sample opened in the browser)."""
+    page = visit().open("algorithms.html")
+    linked = page.eval_on_selector_all("main table a[href^='algorithms/']", "a => a.map(x => x.getAttribute('href'))")
+    assert sorted(linked) == sorted(f"algorithms/{a}.html" for a in dataset.algorithms.algorithm_id)
+    for relative in linked:
+        html = (site_folder / relative).read_text(encoding="utf-8")
+        paper = re.search(r'<p class="paper">(.*?)</p>', html, re.S)
+        assert paper, relative
+        assert re.search(r'href="https://(arxiv\.org/abs/[0-9]{4}\.[0-9]{4,5}|doi\.org/10\.)', paper.group(1)) or \
+            "no link: " in paper.group(1), relative
+    for relative in linked[::17]:
+        p = visit().open(relative)
+        text = p.text_content("p.paper")
+        assert "arXiv:" in text or "doi:" in text or "no link:" in text
+        assert "@misc" in p.text_content("details") or "no link:" in text
+        assert "Aitchison" in p.text_content("details")  # the Atari-5 BibTeX beside the paper's
+
+
+def test_a_game_page_sorts_by_keyboard_without_scrolling_and_plots(visit):
+    page = visit().open("games/montezuma_revenge.html")
+    assert page.locator("main svg.chart").count() == 1 and "best published score" in page.text_content("main svg")
+    raw = "main table.sortable-static tbody tr[data-algorithm-id] td:nth-child(3)"
+
+    def values():
+        return [float(v.replace(",", "")) for v in page.eval_on_selector_all(raw, "c => c.map(x => x.textContent)")]
+    assert values() == sorted(values(), reverse=True)
+    header = page.locator("main table.sortable-static th", has_text="raw")
+    header.focus()
+    before = page.evaluate("window.scrollY")
+    page.keyboard.press(" ")
+    assert page.evaluate("window.scrollY") == before  # Space sorts, it does not scroll the page
+    assert header.get_attribute("aria-sort") == "ascending" and values() == sorted(values())
+    page.keyboard.press("Enter")
+    assert header.get_attribute("aria-sort") == "descending"
+    page.locator("main table.sortable-static th", has_text="year").click()
+    years = page.eval_on_selector_all("main table.sortable-static tbody tr[data-algorithm-id] td:nth-child(5)",
+                                      "c => c.map(x => x.textContent)")
+    known = [int(y) for y in years if y != "-"]
+    assert known == sorted(known, reverse=True) and len(known) > 20
+    assert page.locator("tr.reference").count() == 2  # the human and random reference rows
+    page.click("main details summary")
+    assert "Go-Explore" in page.text_content("main details") and "43,791.00" in page.text_content("main details")
+
+
+def test_the_games_index_is_in_the_navigation_and_reaches_every_game(visit, dataset):
+    page = visit().open("index.html")
+    page.click("nav a[href='games.html']")
+    links = page.eval_on_selector_all("main table a[href^='games/']", "a => a.map(x => x.getAttribute('href'))")
+    assert sorted(links) == sorted(f"games/{g}.html" for g in dataset.games.game_id)
+    assert page.locator("a.skip").count() == 1 and page.locator("#main").count() == 1
+
+
+def test_search_finds_entries_outside_the_default_rows_and_points_at_unranked_pages(visit):
+    page = visit().open("index.html")
+    rows = json.loads(page.text_content("#page-data"))["rows"]
+    assert not any(r["default"] for r in rows if r["name"] == "BBF")
+    page.fill("input[name=q]", "BBF")
+    ids = shown_ids(page)
+    assert "bbf" in ids and all("bbf" in i for i in ids)
+    page.fill("input[name=q]", "Go-Explore")  # excluded from the leaderboard: its page is offered instead
+    assert page.is_visible("#search-more") and "algorithms/go-explore.html" in page.inner_html("#search-more-list")
+    page.fill("input[name=q]", "")
+    assert page.is_hidden("#search-more")
+
+
+def test_without_javascript_the_controls_say_so_and_are_disabled(browser, site_folder):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto((site_folder / "index.html").as_uri())
+    assert page.is_disabled("select[name=regime]") and page.is_disabled("input[name=q]")
+    assert page.is_disabled("#download-csv")
+    assert "need JavaScript" in page.inner_html("noscript")
+    context.close()
+
+
+def test_the_filter_legend_counts_and_explains_unknown_and_not_stated(visit):
+    page = visit().open("index.html")
+    rows = json.loads(page.text_content("#page-data"))["rows"]
+    legend = page.text_content("details.legend")
+    for value in ("unknown", "not-stated"):
+        count = sum(value in r["sticky_groups"] for r in rows)
+        assert f"sticky = {value} ({count} of {len(rows)})" in " ".join(legend.split())
+    assert "not a stated 0" in legend
+
+
+AXE = os.environ.get("ATARI5_SPEC_AXE")  # .ci/run installs axe-core with npm and points here at axe.min.js
+
+
+def test_axe_core_finds_no_serious_or_critical_violation(browser, site_folder):
+    """axe-core (npm axe-core, run in the page) on the page kinds of the site: no serious or critical rule fails."""
+    if not AXE or not os.path.isfile(AXE):
+        _missing("axe-core is not installed (npm install axe-core; set ATARI5_SPEC_AXE to its axe.min.js)")
+    source = open(AXE, encoding="utf-8").read()
+    context = browser.new_context(bypass_csp=True)  # the pages' CSP allows only their own scripts
+    page = context.new_page()
+    found = {}
+    for relative in ("index.html", "games.html", "algorithms.html", "games/montezuma_revenge.html",
+                     "algorithms/dreamerv3.html", "algorithms/rainbow.html", "atari-100k.html", "score.html",
+                     "sources.html", "downloads.html", "cite.html", "accuracy.html", "changelog.html"):
+        if not (site_folder / relative).is_file():
+            continue
+        page.goto((site_folder / relative).as_uri())
+        page.evaluate(source)
+        violations = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
+                                   ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+                                   ".map(v => v.id + ' ' + v.nodes.length))")
+        if violations:
+            found[relative] = violations
+    context.close()
+    assert not found, found

@@ -33,6 +33,7 @@ class Dataset(NamedTuple):
     protocol_evidence: pd.DataFrame | None = None  # where each protocol fact is stated (data package 1.25)
     cross_checks: pd.DataFrame | None = None    # one algorithm's numbers from two sources, compared (1.25)
     benchmark_games: pd.DataFrame | None = None  # the games of a benchmark other than the 57: Atari 100k (1.32)
+    paper_links: pd.DataFrame | None = None  # per entry its paper's DOI, arXiv id or URL, or none-found (1.43)
     score_rows: str = "all"  # which rows ``scores`` holds: "all" (the file), or "fit" (one per algorithm and game)
 
     def complete(self) -> "Dataset":
@@ -72,11 +73,11 @@ _PATTERNS = {
 
 
 # The package's data tables (resource names), in validation order.
-TABLES = ("sources", "games", "benchmark_games", "algorithms", "scores", "seed_scores", "budget_scores",
+TABLES = ("sources", "games", "benchmark_games", "algorithms", "paper_links", "scores", "seed_scores", "budget_scores",
           "protocol_evidence", "cross_checks")
-# Tables a package made before data 1.25 (1.32 for benchmark_games) does not have: read when the descriptor lists
-# them, else None.
-OPTIONAL_TABLES = ("protocol_evidence", "cross_checks", "benchmark_games")
+# Tables a package made before data 1.25 (1.32 for benchmark_games, 1.43 for paper_links) does not have: read when
+# the descriptor lists them, else None.
+OPTIONAL_TABLES = ("protocol_evidence", "cross_checks", "benchmark_games", "paper_links")
 
 
 def present_tables(descriptor: dict) -> tuple[str, ...]:

@@ -229,6 +229,8 @@ def rule_checks(name: str, data: Dataset) -> list:
             _rule(pa, "game_id", lambda d: ~d.duplicated(["benchmark", "game_id"], keep=False),
                   "the game is listed twice for the benchmark", "keep one row"),
         ]
+    if name == "paper_links":
+        return text_checks(pa, name, data) + paper_link_checks(pa, data.paper_links, algorithms)
     if name == "cross_checks":
         return text_checks(pa, name, data) + [
             _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
@@ -240,6 +242,29 @@ def rule_checks(name: str, data: Dataset) -> list:
         ]
     return text_checks(pa, name, data) + [
         _rule(pa, "source_id", lambda d: ~d.source_id.duplicated(keep=False), "duplicate source_id", "use a new id")]
+
+
+PAPER_LINK_FORMATS = {"doi": r"10\.[0-9]{4,9}/[-._;()/:A-Za-z0-9]+", "arxiv": r"[0-9]{4}\.[0-9]{4,5}",
+                      "url": r"https://[^\s\"<>]+"}
+
+
+def paper_link_checks(pa, links: pd.DataFrame, algorithms: pd.DataFrame) -> list:
+    """data/paper_links.csv: one row per entry, the identifier in its kind's format, none-found with a reason."""
+    def formatted(d):
+        return pd.Series([(k == "none-found" and (v is pd.NA or v == "")) or
+                          (k in PAPER_LINK_FORMATS and v is not pd.NA and re.fullmatch(PAPER_LINK_FORMATS[k], v) is not None)
+                          for k, v in zip(d.link_kind, d.link)], index=d.index, dtype=bool)
+
+    return [
+        _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.algorithm_id),
+              "algorithm_id is not in data/algorithms.csv", "add the algorithm or fix the id"),
+        _rule(pa, "algorithm_id", lambda d: ~d.algorithm_id.duplicated(keep=False),
+              "a second row for the entry", "keep one row per entry"),
+        _rule(pa, "link", formatted, "the link does not have the format its link_kind names (doi 10.NNNN/suffix, "
+              "arxiv YYMM.NNNNN, url https://...; empty for none-found)", "fix link or link_kind"),
+        _rule(pa, "reason", lambda d: (d.link_kind != "none-found") | d.reason.notna(),
+              "none-found needs the reason", "say why no identifier is given"),
+    ]
 
 
 def plausible_scores(d: pd.DataFrame) -> pd.Series:

@@ -16,6 +16,7 @@ An existing folder is replaced only when it is an earlier site.
 from __future__ import annotations
 
 import hashlib
+import json
 import tempfile
 from pathlib import Path
 from typing import NamedTuple
@@ -24,7 +25,7 @@ from .._version import __version__
 from ..data.datapackage import package_root, read_descriptor
 from ..data.errors import InputError
 from ..data.paths import output_directory
-from ..data.writing import replace_folder
+from ..data.writing import csv_text, replace_folder
 
 __all__ = ["build_site", "SiteResult", "site_files", "GENERATOR", "DOCS_LINK"]
 
@@ -61,6 +62,19 @@ def _export_files(root: Path, cff: bytes) -> dict[str, bytes]:
         for csv in sorted((result.folder / "data").glob("*.csv")):
             files[f"downloads/data/{csv.name}"] = csv.read_bytes()
     return files
+
+
+def data_version_date(changelog: str | None, version: str) -> str | None:
+    """The date of the release that shipped data package ``version`` (CHANGELOG.md: a ``## [x.y.z] - DATE``
+    section saying "Data package at this release: VERSION"), or None when no release has shipped it yet."""
+    import re
+
+    for match in re.finditer(r"^## \[[^\]]+\] - ([0-9]{4}-[0-9]{2}-[0-9]{2})\n(.*?)(?=^## |\Z)", changelog or "",
+                             re.S | re.M):
+        shipped = re.search(r"Data package at this release: ([0-9]+\.[0-9]+\.[0-9]+)", match.group(2))
+        if shipped and shipped.group(1) == version:
+            return match.group(1)
+    return None
 
 
 def _docs_href(docs_url: str | None) -> tuple[str, bool]:
@@ -100,7 +114,8 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
     game_pages = pages.game_pages(dataset, versions, irt.result.items, published)
     field, field_board = pages.field_rows(dataset, coefficients)
     env = render.environment()
-    common = {"data_version": data_version, "code_version": __version__, "citation_line": citation.sentence,
+    common = {"data_version": data_version, "code_version": __version__,
+              "data_date": data_version_date(_read_text(root, "CHANGELOG.md"), data_version), "citation_line": citation.sentence,
               "field_page": field_board.field is not None,
               "coefficients": f"{coefficients.version}@{coefficients.digest}", "generator": GENERATOR,
               "docs_href": docs_href, "docs_relative": docs_relative, "number": pages.number}
@@ -111,18 +126,44 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
         html = env.get_template(template).render(**common, **context, base="../" * depth, path=path)
         files[path] = html.encode("utf-8")
 
+    sota = pages.state_of_the_art(rows)
+    files["state-of-the-art.csv"] = csv_text(pages.SOTA_COLUMNS, ([p[c] for c in pages.SOTA_COLUMNS] for p in sota)
+                                             ).encode("utf-8")
+    files["state-of-the-art.json"] = (json.dumps({"data_version": data_version, "subset": board.subset,
+                                                  "signature": board.signature, "records": sota}, indent=1,
+                                                 sort_keys=True, allow_nan=False) + "\n").encode("utf-8")
     page("index.html", "index.html", title="Atari-5 leaderboard", rows=rows, board=board, sticky_values=sticky_values,
+         legend=pages.filter_legend(rows, sticky_values), sota=sota,
+         sota_svg=charts.records_svg(sota, f"{board.subset} state of the art over time"),
          page_data={"rows": rows, "subset": board.subset, "signature": board.signature,
-                    "data_version": data_version})
+                    "data_version": data_version, "entries": pages.search_entries(dataset, rows)})
     if field_board.field is not None:
         page("atari-100k.html", "field.html", title="Atari 100k leaderboard", rows=field, board=field_board,
              page_data={"rows": field, "ranked_by": field_board.ranked_by, "games": list(field_board.field.games)})
+    atari5_bibtex = cite.as_bibtex(citation)
     for algorithm in algorithm_pages:
         svg = charts.budget_curve_svg(algorithm["curve"], f"{algorithm['name']}: scores at training budgets")
         page(f"algorithms/{algorithm['id']}.html", "algorithm.html", title=algorithm["name"], a=algorithm,
-             svg=svg, subset_games=coefficients.subsets[board.subset].games)
+             svg=svg, subset_games=coefficients.subsets[board.subset].games, atari5_bibtex=atari5_bibtex,
+             max_inline_runs=pages.MAX_INLINE_RUNS)
+        if algorithm["seeds"]:
+            files[f"algorithms/{algorithm['id']}-seeds.csv"] = csv_text(
+                pages.SEED_COLUMNS, pages.seed_table(algorithm)).encode("utf-8")
     for game in game_pages:
-        page(f"games/{game['id']}.html", "game.html", title=game["name"], g=game)
+        svg = charts.best_over_time_svg(game["best"], [("human", game["human"]), ("random", game["random"])],
+                                        f"{game['name']}: best published score by year")
+        page(f"games/{game['id']}.html", "game.html", title=game["name"], g=game, svg=svg)
+        table = pages.game_table(game)
+        files[f"games/{game['id']}.csv"] = csv_text(pages.GAME_COLUMNS, (
+            [row[c] for c in pages.GAME_COLUMNS] for row in table)).encode("utf-8")
+        files[f"games/{game['id']}.json"] = (json.dumps(
+            {"game_id": game["id"], "name": game["name"], "data_version": data_version,
+             "random": game["random"], "human": game["human"], "rows": table,
+             "not_ranked": [{"algorithm_id": h["id"], "values": h["numbers"], "reason": h["reason"]}
+                            for h in game["hidden"]]}, indent=1, sort_keys=True, allow_nan=False) + "\n"
+            ).encode("utf-8")
+    page("games.html", "games.html", title="Games", games=pages.games_index(game_pages))
+    page("algorithms.html", "algorithms.html", title="Algorithms", algorithms=pages.algorithm_index(algorithm_pages))
     page("score.html", "score.html", title="Score your agent", scorer=scorer.scorer_data(dataset, coefficients))
     page("sources.html", "sources.html", title="Sources", sources=pages.source_rows(dataset))
     formats = {"bibtex": cite.as_bibtex, "cff": cite.as_cff, "apa": cite.as_apa}
@@ -138,7 +179,7 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
         text = _read_text(root, source)
         title, body = render.markdown_document(text, default_title) if text else (default_title, None)
         page(name, "text.html", title=title, body=body, missing=source)
-    for name in ("site.js", "site.css"):
+    for name in ("site.js", "site.css", "tables.js"):
         files[f"static/{name}"] = (render.STATIC / name).read_bytes()
     return dict(sorted(files.items()))
 

@@ -25,9 +25,11 @@ from ..method import training
 from ..method.pinned import CoefficientSet
 from ..scoring.estimate import published_extremes
 from ..scoring.ranking import MIN_GAMES_FOR_MEDIAN, leaderboard
+from .papers import paper_bibtex, paper_links
 from .scorer import band_interval, score_one_seed, subset_bands
 
-__all__ = ["leaderboard_rows", "field_rows", "algorithm_pages", "game_pages", "source_rows", "number", "STICKY_GROUPS"]
+__all__ = ["leaderboard_rows", "state_of_the_art", "SOTA_COLUMNS", "filter_legend", "search_entries", "field_rows", "algorithm_pages", "algorithm_index", "game_pages", "games_index",
+           "game_table", "seed_table", "SEED_COLUMNS", "MAX_INLINE_RUNS", "source_rows", "number", "STICKY_GROUPS", "GAME_COLUMNS"]
 
 # The leaderboard's sticky-action filters: the first three split every entry; any other the installed
 # leaderboard() accepts (a finer "unknown", such as "not-stated") becomes one more value of the page's filter.
@@ -112,6 +114,7 @@ def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari
     checked: dict = {}
     algorithms = dataset.algorithms.set_index("algorithm_id")
     sources = dataset.sources.set_index("source_id")["title"].astype(str)
+    links = paper_links(dataset)
     out = []
     for row in sorted(by_id.values(), key=lambda r: (-r.estimate, r.algorithm_id)):
         meta = algorithms.loc[row.algorithm_id]
@@ -128,8 +131,67 @@ def leaderboard_rows(dataset, coefficients: CoefficientSet, subset: str = "Atari
             "sticky_probability": _plain(row.sticky_action_probability),
             "statistic": _plain(row.statistic), "seeds": _plain(row.seeds), "year": _plain(meta["year"]),
             "source_id": source_id, "source": sources.get(source_id, source_id) if source_id else None,
+            "paper": links.get(row.algorithm_id, {}).get("url"),
+            "paper_label": links.get(row.algorithm_id, {}).get("label"),
             "default": row.algorithm_id in in_default})
     return out, default, tuple(sticky_values)
+
+
+SOTA_COLUMNS = ("regime", "metric", "year", "value", "algorithm_id", "name")
+SOTA_REGIMES = (("every budget", None), ("200M frames", "200M"))
+SOTA_METRICS = (("Atari-5 estimate", "estimate"), ("57-game median", "median"))
+
+
+def state_of_the_art(rows: list[dict]) -> list[dict]:
+    """The record over time among the agents of the default leaderboard: per regime (every budget; 200M frames)
+    and metric (the Atari-5 estimate; the measured 57-game median, where at least 40 games), each year in which
+    the best value so far rose, with the entry that set it (ties by id)."""
+    out = []
+    agents = [r for r in rows if r["default"] and r["kind"] == "agent" and r["year"] is not None]
+    for regime_name, regime in SOTA_REGIMES:
+        for metric_name, key in SOTA_METRICS:
+            chosen = sorted((r for r in agents if (regime is None or r["regime"] == regime) and r[key] is not None),
+                            key=lambda r: (int(r["year"]), -r[key], r["id"]))
+            best = None
+            for r in chosen:
+                if best is None or r[key] > best:
+                    best = r[key]
+                    if out and out[-1]["regime"] == regime_name and out[-1]["metric"] == metric_name \
+                            and out[-1]["year"] == int(r["year"]):
+                        out.pop()
+                    out.append({"regime": regime_name, "metric": metric_name, "year": int(r["year"]),
+                                "value": round(float(r[key]), 6), "algorithm_id": r["id"], "name": r["name"]})
+    return out
+
+
+STICKY_MEANINGS = {
+    "yes": "trained and evaluated with sticky actions: the entry's stated probability that an action repeats is "
+           "above 0 (0.25 in Machado et al. 2018's protocol)",
+    "no": "a probability of 0 is stated (by the paper, its code or its config): no sticky actions",
+    "unknown": "no probability is recorded: the source does not state it or was not found or read (both finer "
+               "cases below and the entries with no evidence row); the row's page names its evidence",
+    "not-stated": "a part of unknown: the source was read, describes its protocol and does not mention sticky "
+                  "actions (most papers before 2018 predate them, yet that is not a stated 0)",
+}
+
+
+def filter_legend(rows: list[dict], sticky_values: tuple[str, ...]) -> list[dict]:
+    """What each filter value means and how many of the table's rows it selects (unknown and not-stated too)."""
+    out = [{"filter": "sticky", "value": v, "count": sum(v in r["sticky_groups"] for r in rows),
+            "meaning": STICKY_MEANINGS.get(v, "")} for v in sticky_values]
+    for name, key, meaning in (("regime", "regime", "no training budget is recorded for the entry"),
+                               ("frames", "frames", "the training frames are not stated or were not found"),
+                               ("year", "year", "the entry's year is not recorded")):
+        out.append({"filter": name, "value": "unknown", "count": sum(r[key] is None for r in rows),
+                    "meaning": meaning})
+    return out
+
+
+def search_entries(dataset, rows: list[dict]) -> list[list[str]]:
+    """[id, name] of every entry the leaderboard does not rank, for the search box to point at their pages."""
+    ranked = {r["id"] for r in rows}
+    entries = dataset.algorithms.sort_values("algorithm_id")
+    return [[str(i), str(n)] for i, n in zip(entries["algorithm_id"], entries["name"]) if str(i) not in ranked]
 
 
 def field_rows(dataset, coefficients: CoefficientSet, regime: str = "atari-100k"):
@@ -198,6 +260,7 @@ def algorithm_pages(dataset, coefficients: CoefficientSet, rows: list[dict], sub
     seed_groups = dict(tuple(seeds.groupby("algorithm_id", sort=True)))
     budget_groups = dict(tuple(budget.groupby("algorithm_id", sort=True)))
     protocol_columns = [c for c in dataset.algorithms.columns if c not in ("algorithm_id", "name")]
+    links = paper_links(dataset)
     pages = []
     for meta in _records(dataset.algorithms.sort_values("algorithm_id")):
         algorithm_id = str(meta["algorithm_id"])
@@ -215,7 +278,8 @@ def algorithm_pages(dataset, coefficients: CoefficientSet, rows: list[dict], sub
         seed_rows = []
         for g, part in seed_groups.get(algorithm_id, pd.DataFrame(columns=["game_id"])).groupby("game_id", sort=True):
             values = part["score"].astype(float)
-            runs = [{"seed": _plain(r["seed"]), "score": number(r["score"], 2), "source_id": r["source_id"],
+            runs = [{"seed": _plain(r["seed"]), "score": number(r["score"], 2), "value": r["score"],
+                     "source_id": r["source_id"],
                      "licence": licences.get(r["source_id"]), "provenance": r["provenance"]}
                     for r in _records(part.sort_values("seed")[["seed", "score", "source_id", "provenance"]])]
             seed_rows.append({"game_id": str(g), "game": games.get(g, {}).get("name", str(g)),
@@ -226,30 +290,93 @@ def algorithm_pages(dataset, coefficients: CoefficientSet, rows: list[dict], sub
         curve = _budget_points(part, dataset.games, model, coefficients) if part is not None else []
         curve_sources = ([{"source_id": str(v), "licence": licences.get(str(v))} for v in sorted(set(part["source_id"]))]
                          if part is not None else [])
-        pages.append({"id": algorithm_id, "name": str(meta["name"]),
+        link = links.get(algorithm_id)
+        pages.append({"id": algorithm_id, "name": str(meta["name"]), "paper": link,
+                      "paper_title": meta.get("paper_title"), "year": meta.get("year"),
+                      "bibtex": paper_bibtex(algorithm_id, meta.get("paper_title"), meta.get("year"), link),
                       "protocol": [(c, _shown(meta[c])) for c in protocol_columns], "scores": score_rows,
                       "seeds": seed_rows, "curve": curve, "curve_sources": curve_sources, "ranked": ranked.get(algorithm_id),
-                      "n_used": sum(r["used"] for r in score_rows)})
+                      "n_used": sum(r["used"] for r in score_rows),
+                      "n_runs": sum(len(r["runs"]) for r in seed_rows)})
     return pages
+
+
+GAME_COLUMNS = ("rank", "algorithm_id", "name", "raw", "normalised", "year", "regime", "training_frames",
+                "sticky_action_probability", "source_id", "paper")
+
+
+def _hidden_reason(row: dict, meta: dict, shown: set, superseded: set) -> str:
+    """Why a published number of a game is not among the rows ranked: the entry's exclusion, a correction,
+    or an alternative number the package keeps beside the one it uses."""
+    if meta.get("exclusion"):
+        note = meta.get("exclusion_note")
+        return f"entry excluded ({meta['exclusion']})" + (f": {note}" if note else "")
+    if row["score_id"] in superseded:
+        return "superseded by a correcting row"
+    if row["algorithm_id"] in shown:
+        return "another number of this entry is the one ranked (this row is kept as an alternative, use_in_fit false)"
+    return "kept as an alternative number (use_in_fit false): the package ranks a different entry for these runs"
 
 
 def game_pages(dataset, coefficients_sets: list[CoefficientSet], irt_items: pd.DataFrame | None,
                published_irt: pd.DataFrame | None) -> list[dict]:
-    """One dict per game: constants, every algorithm's score (the rows fits may use), coefficients per subset
-    in each pinned version, the item-response difficulty (this package's fit and the IRT paper's table)."""
+    """One dict per game: constants, every algorithm's score (the rows fits may use) with year, protocol, source
+    and paper, the published numbers not ranked and why, the best score by year, coefficients per subset in each
+    pinned version, the item-response difficulty (this package's fit and the IRT paper's table)."""
     rows = training.candidate_rows(dataset.scores, dataset.algorithms, dataset.games)
-    pairs = rows.groupby(["game_id", "algorithm_id"])["score"].first()
-    names = dataset.algorithms.set_index("algorithm_id")["name"].astype(str)
+    first = rows.sort_values("score_id").groupby(["game_id", "algorithm_id"], sort=True).first()
+    metas = {m["algorithm_id"]: m for m in _records(dataset.algorithms)}
+    links = paper_links(dataset)
+    superseded = set(dataset.scores["supersedes"].dropna().astype(int))
+    all_rows: dict[str, list[dict]] = {}
+    for r in _records(dataset.scores.sort_values(["game_id", "algorithm_id", "score_id"])):
+        all_rows.setdefault(r["game_id"], []).append(r)
     pages = []
     for _, g in dataset.games.sort_values("game_id").iterrows():
         game_id = str(g["game_id"])
         random, human = _plain(g["random_score"]), _plain(g["human_score"])
         scores = []
-        if game_id in pairs.index.get_level_values(0):
-            ranked = sorted(pairs.loc[game_id].items(), key=lambda item: (-float(item[1]), str(item[0])))
-            for algorithm_id, value in ranked:  # highest first, ties by id (a sort that does not depend on pandas)
-                scores.append({"id": str(algorithm_id), "name": names.get(algorithm_id, algorithm_id),
-                               "raw": number(value, 2), "normalised": number(_normalised(float(value), random, human))})
+        if game_id in first.index.get_level_values(0):
+            part = first.loc[game_id]
+            ranked = sorted(part.iterrows(), key=lambda item: (-float(item[1]["score"]), str(item[0])))
+            for rank, (algorithm_id, r) in enumerate(ranked, start=1):  # highest first, ties by id
+                meta = metas.get(algorithm_id, {})
+                value = float(r["score"])
+                frames = meta.get("training_frames")
+                z = _normalised(value, random, human)
+                scores.append({"rank": rank, "id": str(algorithm_id), "name": str(meta.get("name", algorithm_id)),
+                               "raw": number(value, 2), "raw_value": value, "normalised": number(z),
+                               "normalised_value": z, "year": meta.get("year"), "regime": meta.get("regime"),
+                               "frames": None if frames is None else int(frames),
+                               "frames_label": None if frames is None else format_frames(int(frames)),
+                               "sticky": _shown(meta.get("sticky_action_probability")),
+                               "source_id": _plain(r["source_id"]),
+                               "paper": links.get(str(algorithm_id), {}).get("url"),
+                               "paper_label": links.get(str(algorithm_id), {}).get("label")})
+        shown = {s["id"] for s in scores}
+        shown_ids = set(rows.loc[rows["game_id"] == game_id, "score_id"])
+        hidden: dict[tuple, dict] = {}
+        for r in all_rows.get(game_id, []):
+            if r["score_id"] in shown_ids:
+                continue
+            meta = metas.get(r["algorithm_id"], {})
+            reason = _hidden_reason(r, meta, shown, superseded)
+            key = (r["algorithm_id"], reason)
+            entry = hidden.setdefault(key, {"id": r["algorithm_id"], "name": str(meta.get("name", r["algorithm_id"])),
+                                            "numbers": [], "reason": reason})
+            if number(r["score"], 2) not in entry["numbers"]:
+                entry["numbers"].append(number(r["score"], 2))
+        hidden_rows = sorted(hidden.values(), key=lambda h: (h["name"].lower(), h["id"], h["reason"]))
+        best, by_year = [], {}
+        for s in scores:
+            if s["year"] is not None:
+                year = int(s["year"])
+                if year not in by_year or s["raw_value"] > by_year[year]["raw_value"]:
+                    by_year[year] = s
+        for year in sorted(by_year):
+            if not best or by_year[year]["raw_value"] > best[-1]["score"]:
+                best.append({"year": year, "score": by_year[year]["raw_value"], "id": by_year[year]["id"],
+                             "name": by_year[year]["name"]})
         weights = []
         for cs in coefficients_sets:
             for name, model in cs.subsets.items():
@@ -269,8 +396,45 @@ def game_pages(dataset, coefficients_sets: list[CoefficientSet], irt_items: pd.D
                          "discrimination": number(_plain(item["discrimination"]), 3)}
         constants = [(c, _shown(_plain(g[c]))) for c in dataset.games.columns if c not in ("game_id", "name")]
         pages.append({"id": game_id, "name": str(g["name"]), "constants": constants, "scores": scores,
-                      "weights": weights, "irt": irt, "published_irt": published})
+                      "random": random, "human": human, "random_label": number(random, 1),
+                      "human_label": number(human, 1), "hidden": hidden_rows, "best": best,
+                      "in_57": bool(_plain(g.get("in_57"))), "weights": weights, "irt": irt,
+                      "published_irt": published})
     return pages
+
+
+SEED_COLUMNS = ("game_id", "seed", "score", "source_id", "licence", "provenance")
+MAX_INLINE_RUNS = 300  # more per-seed rows than this go to the page's CSV only (pages stay well under 1 MB)
+
+
+def seed_table(algorithm: dict) -> list[list]:
+    """An algorithm's per-seed scores as its download writes them (SEED_COLUMNS)."""
+    return [[s["game_id"], r["seed"], r["value"], r["source_id"], r["licence"], r["provenance"]]
+            for s in algorithm["seeds"] for r in s["runs"]]
+
+
+def game_table(game: dict) -> list[dict]:
+    """A game's ranked rows as the downloads write them (GAME_COLUMNS; numbers unformatted)."""
+    return [{"rank": s["rank"], "algorithm_id": s["id"], "name": s["name"], "raw": s["raw_value"],
+             "normalised": None if s["normalised_value"] is None else round(s["normalised_value"], 6),
+             "year": s["year"], "regime": s["regime"], "training_frames": s["frames"],
+             "sticky_action_probability": s["sticky"], "source_id": s["source_id"], "paper": s["paper"]}
+            for s in game["scores"]]
+
+
+def games_index(games: list[dict]) -> list[dict]:
+    """The games index: per game its ranked rows, the best score and who holds it, the notes count."""
+    return [{"id": g["id"], "name": g["name"], "n": len(g["scores"]), "in_57": g["in_57"],
+             "best": g["scores"][0]["raw"] if g["scores"] else None,
+             "best_name": g["scores"][0]["name"] if g["scores"] else None,
+             "best_id": g["scores"][0]["id"] if g["scores"] else None, "hidden": len(g["hidden"])} for g in games]
+
+
+def algorithm_index(pages: list[dict]) -> list[dict]:
+    """Every algorithm page, by name: year, kind, ranked or not, the paper link (or why there is none)."""
+    out = [{"id": a["id"], "name": a["name"], "year": a["year"], "ranked": a["ranked"] is not None,
+            "estimate": a["ranked"]["estimate"] if a["ranked"] else None, "paper": a["paper"]} for a in pages]
+    return sorted(out, key=lambda a: (a["name"].lower(), a["id"]))
 
 
 def source_rows(dataset) -> list[dict]:

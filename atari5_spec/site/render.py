@@ -73,7 +73,10 @@ def markdown_html(text: str, where: str = "", docs_dir: str | None = None) -> Ma
             _rewrite_links(token.children, where, docs_dir)
     html = md.renderer.render(tokens, md.options, {})
     # Column alignment as a class, not a style attribute: the pages' Content-Security-Policy allows no inline style.
-    return Markup(re.sub(r' style="text-align:(left|right|center)"', r' class="align-\1"', html))
+    html = re.sub(r' style="text-align:(left|right|center)"', r' class="align-\1"', html)
+    # A wide table scrolls inside its own region, which the keyboard can reach (focusable, labelled).
+    html = html.replace("<table>", '<div class="scroll" tabindex="0" role="region" aria-label="table"><table>')
+    return Markup(html.replace("</table>", "</table></div>"))
 
 
 def markdown_document(text: str, default_title: str, where: str = "", docs_dir: str | None = None

@@ -82,10 +82,11 @@
   var FILTERS = ["regime", "sticky", "frames", "kind", "year", "all57", "q"];
   var PROTOCOL_FILTERS = ["regime", "sticky", "frames"];
   var COLUMNS = ["rank", "id", "name", "kind", "estimate", "low", "high", "range", "median", "n_games", "regime",
-                 "frames", "sticky", "sticky_probability", "statistic", "seeds", "year", "source_id", "signature"];
+                 "frames", "sticky", "sticky_probability", "statistic", "seeds", "year", "source_id", "signature",
+                 "paper"];
   var CSV_HEADER = ["rank", "algorithm_id", "name", "kind", "estimate", "interval_low", "interval_high", "range",
                     "median_57", "n_games", "regime", "training_frames", "sticky", "sticky_action_probability",
-                    "statistic", "seeds", "year", "source_id", "signature"];
+                    "statistic", "seeds", "year", "source_id", "signature", "paper"];
 
   function matchesUnknown(value, wanted) {
     if (wanted === "unknown") return value === null || value === undefined;
@@ -94,6 +95,9 @@
 
   function leaderboard(data) {
     var form = document.getElementById("filters");
+    Array.prototype.forEach.call(document.querySelectorAll("[data-needs-js]"), function (control) {
+      control.disabled = false;  // the controls work only once this script runs (disabled in the HTML)
+    });
     var table = document.getElementById("leaderboard");
     var body = table.tBodies[0];
     var trs = {};
@@ -104,7 +108,8 @@
 
     function visible(row) {
       var protocol = PROTOCOL_FILTERS.some(function (k) { return state[k]; });
-      if (!protocol && !row.default) return false;  // short budgets: only among their peers, as the CLI does
+      // Short budgets only among their peers, as the CLI does; a search looks through every entry of the table.
+      if (!protocol && !row.default && !state.q) return false;
       if (state.regime && !matchesUnknown(row.regime, state.regime)) return false;
       if (state.sticky && row.sticky_groups.indexOf(state.sticky) < 0) return false;
       if (state.frames && !matchesUnknown(row.frames, state.frames)) return false;
@@ -138,6 +143,26 @@
       return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
     }
 
+    function searchBeyond() {  // entries a search matches that the leaderboard does not rank: their pages
+      var more = document.getElementById("search-more");
+      if (!more) return;
+      var q = (state.q || "").toLowerCase();
+      var hits = q ? (data.entries || []).filter(function (e) {
+        return e[0].toLowerCase().indexOf(q) >= 0 || e[1].toLowerCase().indexOf(q) >= 0;
+      }) : [];
+      var list = document.getElementById("search-more-list");
+      while (list.firstChild) list.removeChild(list.firstChild);
+      hits.forEach(function (e) {
+        var li = document.createElement("li"), a = document.createElement("a");
+        a.setAttribute("href", "algorithms/" + e[0] + ".html");
+        a.textContent = e[1] + " (" + e[0] + ")";
+        li.appendChild(a);
+        list.appendChild(li);
+      });
+      document.getElementById("search-more-count").textContent = String(hits.length);
+      if (hits.length) more.removeAttribute("hidden"); else more.setAttribute("hidden", "");
+    }
+
     function shownRows() {
       return rows.filter(visible).sort(compare);
     }
@@ -159,6 +184,7 @@
       shown.sort(compare).forEach(function (r) { body.appendChild(trs[r.id]); });
       rows.filter(function (r) { return !rank[r.id]; }).forEach(function (r) { body.appendChild(trs[r.id]); });
       document.getElementById("row-count").textContent = String(shown.length);
+      searchBeyond();
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
         var key = th.getAttribute("data-sort");
         if (key === state.sort) th.setAttribute("aria-sort", state.dir === "asc" ? "ascending" : "descending");
@@ -228,7 +254,9 @@
         apply();
       }
       th.addEventListener("click", sortBy);
-      th.addEventListener("keydown", function (event) { if (event.key === "Enter" || event.key === " ") sortBy(); });
+      th.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); sortBy(); }  // Space must not scroll
+      });
     });
     window.addEventListener("hashchange", fromHash);
 
