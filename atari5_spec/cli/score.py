@@ -480,6 +480,15 @@ def _cmd_leaderboard(args) -> int:
         print(line(reference, "--"))
     if user_line:
         print(user_line)
+    curved = [row for row in board.rows if row.curve]
+    if curved:
+        print(f"\nLearning curves: the {name} score at each training budget with per-run rows (data/budget_scores.csv), "
+              f"each game the mean of its runs there (runs: the fewest of any {name} game); the numbers are what "
+              "the protocol's evaluation says ('-': not stated).")
+        for row in curved:
+            points = ", ".join(f"{format_frames(frames)} {_number(value)} ({runs} runs)"
+                               for frames, value, runs in row.curve)
+            print(f"  {row.rank:>4}  {printable(row.name)[:34]:<34} {points}; {shown(row.evaluation)}")
     what = name if field is None else f"{field.regime} field"
     if board.user_rank is not None:
         print(f"\nYour agent: {first} {_number(user_value)}, rank {board.user_rank} of {len(board.rows) + 1}.")

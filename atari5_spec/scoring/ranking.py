@@ -45,6 +45,11 @@ class LeaderboardRow(NamedTuple):
     protocol_evidence: dict | None = None
     # In a regime ranked by its own field (Atari 100k): the measured median over the field's games; else None.
     field_median: float | None = None
+    evaluation: str | None = None     # evaluation-phase, training-episodes, ... (data/algorithms.csv)
+    # The learning curve behind the entry (data/budget_scores.csv): (training frames, the subset's score from the
+    # per-game mean over runs at that budget, the fewest runs any of the subset's games has there), by budget;
+    # empty without per-run budget rows on every game of the subset.
+    curve: tuple[tuple[int, float, int], ...] = ()
 
 
 class Leaderboard(NamedTuple):
@@ -140,6 +145,26 @@ def _protocol_filter(algorithms, regime: str | None, sticky: str | None, frames:
     return keep.fillna(False).astype(bool), tuple(labels)
 
 
+def budget_curves(budget_scores, model, constants) -> dict[str, tuple[tuple[int, float, int], ...]]:
+    """algorithm_id -> ((training frames, subset score, fewest runs), ...) from per-run budget rows.
+
+    At each budget, each of the subset's games is the mean of its runs' scores there (the runs that reach the
+    budget, by the curve rule their entry states); a budget counts only where every game of the subset has a run.
+    """
+    if budget_scores is None or not len(budget_scores):
+        return {}
+    rows = budget_scores[budget_scores["game_id"].isin(model.games)]
+    per_game = rows.groupby(["algorithm_id", "training_frames", "game_id"])["score"].agg(["mean", "size"])
+    out: dict[str, list] = {}
+    for (algorithm_id, frames), group in per_game.groupby(level=[0, 1]):
+        games = group.droplevel([0, 1])
+        if set(games.index) != set(model.games):
+            continue
+        estimate = float(subset_estimate(games["mean"].to_dict(), model, constants))
+        out.setdefault(algorithm_id, []).append((int(frames), estimate, int(games["size"].min())))
+    return {a: tuple(sorted(points)) for a, points in out.items()}
+
+
 def _evidence_by_algorithm(dataset) -> dict[str, dict]:
     """algorithm_id -> {field: {value, status, source, location, verification}} from data/protocol_evidence.csv."""
     frame = getattr(dataset, "protocol_evidence", None)
@@ -165,7 +190,10 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     are ranked in their own regime, with ``regime='atari-100k'``. The filters
     select peers by protocol: ``regime`` (label, e.g. '200M'), ``sticky``
     ('yes', 'no' or 'unknown') and ``frames`` (training frames). Each row
-    carries its protocol (regime, frames, sticky actions, statistic, seeds).
+    carries its protocol (regime, frames, sticky actions, statistic, seeds,
+    evaluation) and its learning curve where the data has per-run budget rows
+    (``curve``: the subset's score at each training budget, each game the mean
+    of its runs there).
 
     A regime with a field of its own (``regime='atari-100k'``: its papers
     report 26 games, three of the Atari-5 games not among them) is ranked by
@@ -218,6 +246,7 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     else:
         ranking = estimates
     evidence = _evidence_by_algorithm(dataset)
+    curves = budget_curves(getattr(dataset, "budget_scores", None), model, constants)
     entries = []
     for algorithm_id in ranking:
         n_games = int(summary.loc[algorithm_id, "n_games"])
@@ -231,7 +260,9 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
             statistic=_value(protocol.loc[algorithm_id, "statistic"]),
             seeds=_value(protocol.loc[algorithm_id, "seeds"]),
             protocol_evidence=evidence.get(algorithm_id, {}),
-            field_median=ranking[algorithm_id] if field is not None else None))
+            field_median=ranking[algorithm_id] if field is not None else None,
+            evaluation=_value(protocol.loc[algorithm_id, "evaluation"]),
+            curve=curves.get(algorithm_id, ())))
     entries.sort(key=lambda e: (-ranking[e["algorithm_id"]], e["algorithm_id"]))
     # Human play is a reference line, not a competitor: shown at its score, never given a rank.
     references = tuple(LeaderboardRow(rank=None, **e) for e in entries if e["kind"] != "agent")
