@@ -72,7 +72,7 @@ def test_a_real_ale_game_the_package_does_not_list_is_not_a_misspelling(package_
     scores = [a for g, v in (("Battle Zone", 27176.78), ("Double Dunk", -3.03), ("Name This Game", 6879.23),
                              ("Phoenix", 13923.26), ("Q*bert", 15460.48), ("Adventure", 0), ("Air Raid", 7042.84))
               for a in ("--score", f"{g}={v}")]
-    assert main(["score", *scores, "--bootstrap", "0"]) == 0
+    assert main(["score", *scores, "--bootstrap", "0", "--explain"]) == 0
     captured = capsys.readouterr()
     assert "ignored (no normalisation constants in paper-2023): adventure, air_raid" in captured.out + captured.err
 
@@ -117,8 +117,10 @@ def test_a_budget_that_looks_like_agent_steps_gets_a_note(capsys):
         parse_budget("1.5")
     scores = [a for g, v in (("Battle Zone", 27176.78), ("Double Dunk", -3.03), ("Name This Game", 6879.23),
                              ("Phoenix", 13923.26), ("Q*bert", 15460.48)) for a in ("--score", f"{g}={v}")]
-    assert main(["score", *scores, "--bootstrap", "0", "--frames", "100000"]) == 0
-    assert "note: --frames 100000: 100k frames is below Atari 100k's 400k frames" in capsys.readouterr().err
+    assert main(["score", *scores, "--bootstrap", "0", "--frames", "100k"]) == 0  # a unit: read as written
+    assert "note: --frames 100k: 100k frames is below Atari 100k's 400k frames" in capsys.readouterr().err
+    assert main(["score", *scores, "--bootstrap", "0", "--frames", "100000"]) == 1  # no unit: refused (issue 32)
+    assert "100,000 frames is below every published training budget" in capsys.readouterr().err
 
 
 def test_an_entry_out_of_fits_is_not_summarised_as_used_by_fits(package_copy):

@@ -116,7 +116,7 @@ def test_relative_json_keeps_the_top_level_interval_and_adds_the_ratio_interval(
     relative = out["relative"]
     assert relative["prediction_interval"]["low"] < relative["ratio"] < relative["prediction_interval"]["high"]
     assert "plain ratio" in relative["ratio_definition"] and "seed" in relative["interval_covers"]
-    assert main(["score", str(agent), "--relative-to", str(baseline)]) == 0
+    assert main(["score", str(agent), "--relative-to", str(baseline), "--explain"]) == 0
     text = capsys.readouterr().out
     assert "prediction interval for the ratio of the true 57-game medians" in text and "plain ratio" in text
 
@@ -130,7 +130,7 @@ def test_one_seed_every_interval_says_the_seed_part_is_unknown(tmp_path, capsys)
     assert out["prediction_interval"]["seed_part"].startswith("unknown")
     for other in out["other_subsets"]:
         assert other["seed_interval_covers"].startswith("unknown") and other["prediction_interval"]["level"] == 0.95
-    assert main(["score", str(path)]) == 0
+    assert main(["score", str(path), "--explain"]) == 0
     text = capsys.readouterr().out
     others = text.split("Other subsets")[1].split("\n\n")[0]
     assert "prediction interval for the 57-game median" in others and "seed part unknown" in others
@@ -139,7 +139,7 @@ def test_one_seed_every_interval_says_the_seed_part_is_unknown(tmp_path, capsys)
 def test_seed_intervals_are_labelled_seed_noise_only(tmp_path, capsys):
     path = tmp_path / "runs.csv"
     path.write_text("game,seed,score\n" + "".join(f"{g},{i},{s}\n" for g, v in FIVE.items() for i, s in enumerate(v)))
-    assert main(["score", str(path)]) == 0
+    assert main(["score", str(path), "--explain"]) == 0
     text = capsys.readouterr().out
     for line in text.splitlines():
         if "interval" in line and "%" in line and "prediction interval" not in line:

@@ -394,7 +394,7 @@ def test_the_scorer_equals_the_command_with_a_protocol(visit, run, scores, stick
     arguments += ["--sticky-actions", sticky] if sticky else []
     arguments += ["--frames", frames] if frames else []
     arguments += ["--max-episode-frames", cap] if cap else []
-    status, out, _ = run("score", *arguments)
+    status, out, _ = run("score", *arguments, "--explain")
     assert status == 0
     estimate = re.search(r"^Atari-5 score: (\S+)$", out, re.M).group(1)
     interval = re.search(r"prediction interval \(95%\): (\S+) to (\S+):", out)

@@ -140,7 +140,7 @@ def test_score_json_carries_the_claim_and_its_evidence(tmp_path, capsys):
     assert out["prediction_interval"] is None
     assert any(n.startswith("Atari-5: no 95% prediction interval (estimate below 40, an extrapolation)")
                for n in out["notes"])
-    assert main(["score", str(low)]) == 0
+    assert main(["score", str(low), "--explain"]) == 0
     assert "note: Atari-5: no 95% prediction interval" in capsys.readouterr().out
 
 
