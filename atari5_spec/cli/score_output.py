@@ -32,10 +32,12 @@ WIDTH = 100  # the default output's widest line (the paste line excepted)
 
 # What an interval table's population code means, for the evidence line (schemas/calibration-intervals.schema.json).
 POPULATION = {
-    "leave-one-paper-out": "each left out with its paper",
-    "held-out": "held out of the fit",
-    "pairs-two-papers": "each pair's agents from two papers",
-    "pairs-same-paper": "each pair's agents from one paper",
+    "leave-one-paper-out": "agents left out with their paper",
+    "held-out": "held-out agents",
+    "pairs-two-papers": "pairs from two papers",
+    "pairs-same-paper": "pairs from one paper",
+    "never-selected": "never-selected agents",
+    "never-selected-pairs-two-papers": "never-selected pairs from two papers",
 }
 DECISION = {
     "higher": "your agent's 57-game median is higher",
@@ -55,13 +57,16 @@ def _percent(level: float) -> str:
 
 # --- the answer ----------------------------------------------------------------------------------------------
 
-def _evidence_line(row, what: str = "agents") -> str | None:
-    """'evidence: the interval held 68 of 72 agents (94.4%) from 26 papers, each left out with its paper'."""
+def _evidence_line(row) -> str | None:
+    """'evidence: 55 of 58 never-selected agents held (94.8%; 40 of 43 runs), 10 papers, 42 sources' (a run's
+    learning-curve checkpoints count once; "never-selected": agents the game selection never used, scored by the
+    pinned formula)."""
     if row is None or not row.agents:
         return None
     widened = f"; widened x{row.factor:g}" if row.status == "widened" else ""
-    return (f"evidence: held {row.agents_covered} of {row.agents} {what} ({row.agents_covered / row.agents:.1%}) "
-            f"from {row.papers} papers, {POPULATION.get(row.population, row.population)}{widened}")
+    runs = f"; {row.runs_covered} of {row.runs} runs" if row.runs and "pairs" not in row.population else ""
+    return (f"evidence: {row.agents_covered} of {row.agents} {POPULATION.get(row.population, row.population)} held "
+            f"({row.agents_covered / row.agents:.1%}{runs}), {row.papers} papers, {row.sources} sources{widened}")
 
 
 def _seed_line(result) -> str:
@@ -153,7 +158,7 @@ def ratio_answer_lines(relative, baseline_source: str) -> list[str]:
         lines.append(f"{_percent(pi.level)} prediction interval for the ratio of the 57-game medians{design}: "
                      f"{pi.low:.3f} to {pi.high:.3f}")
         lines.append(f"decision: {DECISION.get(pi.decision, pi.decision)}")
-        evidence = _evidence_line(pi.row, "pairs")
+        evidence = _evidence_line(pi.row)
         if evidence:
             lines.append(evidence)
     else:
