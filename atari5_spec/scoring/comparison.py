@@ -4,7 +4,7 @@
 >>> my_scores = {"battle_zone": 35000, "double_dunk": -1.5, "name_this_game": 12000, "phoenix": 9000, "qbert": 15000}
 >>> comparisons = atari5_spec.scoring.comparison.neighbour_comparisons(my_scores, k=2)
 >>> [(c.row.name, c.relative.prediction_interval.decision) for c in comparisons]  # doctest: +ELLIPSIS
-[('C51', 'cannot tell'), ...]
+[('C51 (standard CNN, Dopamine)', 'cannot tell'), ...]
 
 Each neighbour is a dataset algorithm ranked just above or below the agent on
 the leaderboard (its published per-game numbers, scored with the same pinned
