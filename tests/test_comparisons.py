@@ -338,11 +338,24 @@ def test_evaluate_designs_publishes_the_same_setup_comparison(run):
 
 
 def test_a_direction_on_an_interval_that_under_covered_says_so():
-    """Atari-3's same-setup interval covers fewer than 95% of the measured one-paper pairs: its statement says it."""
-    result = atari5_spec.relative_score(STRONG, "dqn-noop", subset="Atari-3", same_setup=True)
-    pi = result.prediction_interval
-    evidence = pi.evidence
-    assert pi.decision == "higher"
-    assert (evidence.coverage < 0.95) == ("less than 95%" in pi.statement)
-    full = atari5_spec.relative_score(STRONG, "dqn-noop", same_setup=True).prediction_interval
-    assert full.evidence.coverage >= 0.95 and "less than" not in full.statement
+    """A same-setup interval that covers fewer than 95% of the measured one-paper pairs says it in its statement,
+    and one that covers at least 95% does not. Which subsets under-cover depends on the default calibration: on
+    paper-2023.reselected Atari-5 covered at least 95%; on paper-2023.formula.2 (the default since data 1.80.0) its
+    same-setup design (random effect: paper + run, docs/comparisons.md) covers less, Atari-10 more. So the coverage
+    is read from the design's measurement on the default calibration, and both cases must occur."""
+    from atari5_spec.method.pair_evaluation import same_setup_designs
+    from atari5_spec.method.pairs import pair_agents
+
+    calibration = read_calibration(load_coefficient_set(None).path)
+    runs_57 = Path(__file__).resolve().parent / "fixtures" / "score_output_1_2_0" / "ppo_dreamerv3_runs.csv"
+    under = {}
+    for subset, scores in (("Atari-3", STRONG), ("Atari-5", STRONG), ("Atari-10", str(runs_57))):
+        pi = atari5_spec.relative_score(scores, "dqn-noop", subset=subset, same_setup=True).prediction_interval
+        assert pi.decision == "higher", subset
+        measured = next(r for r in same_setup_designs(pair_agents(calibration, subset))
+                        if r.design == "random effect: paper + run" and r.pairs == "one paper").evidence
+        assert (pi.evidence.covered, pi.evidence.n) == (measured.covered, measured.n), subset
+        under[subset] = pi.evidence.coverage < 0.95
+        assert under[subset] == ("less than 95%" in pi.statement), (subset, pi.statement)
+        assert under[subset] or "less than" not in pi.statement
+    assert under["Atari-3"] and set(under.values()) == {True, False}, under  # both statements are exercised

@@ -19,7 +19,8 @@ from scipy import stats
 import atari5_spec
 from atari5_spec.cli import main
 from atari5_spec.data.datapackage import package_root
-from atari5_spec.method.calibration import Calibration, conformal_quantile, read_calibration
+from atari5_spec.method.calibration import (CALIBRATION_METHODS, Calibration, calibration_editions,
+                                           conformal_quantile, read_calibration)
 from atari5_spec.method.claims import FACTORS, clopper_pearson, evidence, subset_claim, target_for
 from atari5_spec.method.evaluation.claims_report import claim_table
 from atari5_spec.method.evaluation.pinning import calibration_mismatches
@@ -128,10 +129,15 @@ def test_score_json_carries_the_claim_and_its_evidence(tmp_path, capsys):
     assert main(["score", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     pi = out["prediction_interval"]
-    assert pi["calibration"].startswith("paper-2023.reselected@") and pi["claim"] in ("shown", "widened")
+    # the default calibration: the first method of CALIBRATION_METHODS with a pinned file, its newest pinned edition
+    # (docs/out-of-sample.md; since data 1.80.0 that is the formula calibration, not the reselected one)
+    default = read_calibration(package_root() / "coefficients" / "paper-2023")
+    assert default.method == next(m for m in CALIBRATION_METHODS
+                                  if calibration_editions(package_root() / "coefficients" / "paper-2023", m))
+    assert pi["calibration"] == f"{default.name}@{default.digest}" and pi["claim"] in ("shown", "widened")
     assert pi["evidence"]["runs"] < pi["evidence"]["n"] and pi["evidence"]["papers"] < pi["evidence"]["runs"]
     assert re.search(r"\d+ of \d+ agents .* from \d+ runs and \d+ papers", pi["coverage"])
-    assert "cal:paper-2023.reselected@" in out["signature"]
+    assert f"|cal:{default.name}@{default.digest}|" in out["signature"]
     # below 40 every subset's interval is withheld, with one note each, in text and JSON
     low = tmp_path / "low.csv"
     low.write_text("game,score\nbattle_zone,3000\ndouble_dunk,-18\nname_this_game,3000\nphoenix,1500\nqbert,500\n")
@@ -199,7 +205,9 @@ def test_the_docs_prose_says_what_the_table_measures():
     assert all(r["status"] == "shown" for (s, g), r in rows.items() if g == "in range")
     assert all(r["status"] == "withheld" for (s, g), r in rows.items() if g == "extrapolation")
     sticky = [rows[(s, "in range, sticky")]["evidence"] for s in widths]
-    assert all(10 <= e.n <= 14 and e.papers == 3 for e in sticky)  # "a dozen agents from 3 papers"
+    (papers,) = {e.papers for e in sticky}  # "45 to 48 agents from only 7 papers" (a dozen from 3 before data 1.77.0)
+    low, high = min(e.n for e in sticky), max(e.n for e in sticky)
+    assert f"(sticky actions: {low} to {high} agents from only {papers} papers)" in text
 
 
 def test_a_stated_protocol_gets_the_coverage_measured_on_agents_like_it():
