@@ -15,7 +15,7 @@ For a release to go out, all of these must hold:
    agents it lists (a reselected calibration from the games its rows record;
    unless skipped, each fold's staged search is rerun and must choose them),
    and its interval table (calibration/intervals/<name>.csv, the half-widths
-   ``score`` applies) equals the one recomputed from it, byte for byte;
+   ``score`` applies) equals the one recomputed from it (numbers to their last digits, relative 1e-12);
 5. the conformance vectors of SPEC.md (conformance/vectors.json) give exactly
    their expected outputs with the reference, from the pinned parameters;
 6. unless skipped, the staged subset search on the paper's training set selects
@@ -192,7 +192,7 @@ def check_calibration(dataset, name: str, search: bool = False, searched: dict |
 
 
 def check_interval_table(root: Path, name: str) -> Check:
-    """calibration/intervals/<name>.csv equals, byte for byte, the table recomputed from the pinned errors."""
+    """calibration/intervals/<name>.csv equals the table recomputed from the pinned errors (numbers within 1e-12)."""
     from .evaluation.pinning import interval_table_mismatches
 
     compared, mismatches = interval_table_mismatches(root, name)
