@@ -13,7 +13,7 @@ import pytest
 import atari5_spec
 from atari5_spec.data.datapackage import package_root
 
-PACKAGE_PARTS = ("datapackage.json", "data", "schemas", "coefficients", "published", "calibration")
+PACKAGE_PARTS = ("datapackage.json", "data", "schemas", "coefficients", "published", "calibration", "conformance")
 
 
 @pytest.fixture(scope="session", autouse=True)
