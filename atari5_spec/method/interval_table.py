@@ -128,7 +128,8 @@ def _pair_runs_covered(first, second, covered) -> int:
 
 
 def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, str]) -> list[dict]:
-    from .pairs import pair_agents, same_setup_evidence, same_setup_model, two_paper_evidence, two_paper_half_widths
+    from .pairs import (pair_agents, same_paper_pairs, same_setup_evidence, same_setup_model, two_paper_evidence,
+                        two_paper_half_widths)
 
     if calibration.method == "pooled" or not all("true_median" in r for r in calibration.rows):
         return []
@@ -146,7 +147,7 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
     for interval, ev, half, pairs_used, population in (
             ("ratio-two-papers", two_papers[0], math.hypot(q, q), two_papers[1], two_papers[2]),
             ("ratio-same-setup", same_setup_evidence(agents, level), _same_setup_half(same_setup_model(agents, level)),
-             _same_paper_pairs(agents, level, same_setup_model), "pairs-same-paper")):
+             same_paper_pairs(agents, level), "pairs-same-paper")):
         if ev is None:
             continue
         runs = {x.run for a, b, _ in pairs_used for x in (a, b)}
@@ -177,19 +178,6 @@ def _never_selected_pairs(calibration, subset: str, agents, pairs) -> tuple:
 
 def _same_setup_half(model) -> float | None:
     return None if model is None else model.half_width
-
-
-def _same_paper_pairs(agents, level: float, model_of) -> list:
-    out = []
-    for paper in sorted({a.paper for a in agents}):
-        members = [a for a in agents if a.paper == paper]
-        if len(members) < 2:
-            continue
-        model = model_of(agents, level, exclude_paper=paper)
-        half = model.half_width if model else math.inf
-        out += [(a, b, abs(a.plain_error - b.plain_error) <= half) for i, a in enumerate(members)
-                for b in members[i + 1:]]
-    return out
 
 
 def interval_table(calibration, source_of: Mapping[str, str] | None = None, levels: Sequence[float] = LEVELS):

@@ -45,6 +45,7 @@ from .reference import IN_RANGE_MIN
 from .distributions import beta_quantile, t_quantile
 
 __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",
+           "same_paper_pairs",
            "two_paper_half_widths", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
            "same_setup_evidence", "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE",
            "TWO_PAPER_RULE", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
@@ -239,19 +240,24 @@ def two_paper_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | 
     return pair_evidence(np.array(covered, bool), first, second) if covered else None
 
 
-def same_setup_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | None:
-    """Coverage of the same-setup design on pairs of agents from one paper, each paper's pairs calibrated without
-    that paper (leave-one-paper-out)."""
-    first, second, covered = [], [], []
+def same_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, bool]]:
+    """(a, b, covered) for every pair of agents from one paper, the same-setup half-width calibrated without that
+    paper (leave-one-paper-out)."""
+    out = []
     for paper in sorted({a.paper for a in agents}):
         members = [a for a in agents if a.paper == paper]
         if len(members) < 2:
             continue
         model = same_setup_model(agents, level, exclude_paper=paper)
         half = model.half_width if model else math.inf
-        for i, a in enumerate(members):
-            for b in members[i + 1:]:
-                first.append(a)
-                second.append(b)
-                covered.append(abs(a.plain_error - b.plain_error) <= half)
-    return pair_evidence(np.array(covered, bool), first, second) if covered else None
+        out += [(a, b, abs(a.plain_error - b.plain_error) <= half) for i, a in enumerate(members)
+                for b in members[i + 1:]]
+    return out
+
+
+def same_setup_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | None:
+    """Coverage of the same-setup design on pairs of agents from one paper (:func:`same_paper_pairs`)."""
+    pairs = same_paper_pairs(agents, level)
+    if not pairs:
+        return None
+    return pair_evidence(np.array([c for _, _, c in pairs], bool), [a for a, _, _ in pairs], [b for _, b, _ in pairs])
