@@ -354,7 +354,7 @@ def test_contribute_add_killed_at_each_step_recovers_and_the_rerun_succeeds(tmp_
 def test_concurrent_merges_keep_every_submission(tmp_path, writers):
     root = copy_package(tmp_path / "package", ("CHANGELOG.md",))
     folders = [make_submission(tmp_path / "submissions", f"agent-{n}", 1 + n / 10) for n in range(writers)]
-    processes = [subprocess.Popen(CLI + ["contribute", "add", str(f), "--package", str(root)],
+    processes = [subprocess.Popen(CLI + ["contribute", "add", str(f), "--package", str(root), "--approved"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for f in folders]
     outputs = [p.communicate(timeout=600) for p in processes]
     assert [p.returncode for p in processes] == [0] * writers, outputs
