@@ -270,10 +270,10 @@ def test_every_entry_has_a_paper_link_or_a_reason_in_the_format_its_kind_names(d
     assert (links.link_kind != "none-found").sum() >= 70
     for column, value, says in (("link", "arXiv:1710.02298v2", "str_matches"), ("link_kind", "doi", "link_kind")):
         bad = dataset.paper_links.copy()
-        bad[column] = bad[column].astype(object)
+        # The column keeps its string dtype: the older pandera the floors job pins reports a dtype change first.
         bad.loc[bad.algorithm_id == "rainbow-noop", column] = value  # a malformed id; an arXiv id called a DOI
         problems = [p for p in validate_dataset(dataset._replace(paper_links=bad)) if p.file == "data/paper_links.csv"]
-        assert problems and says in problems[0].message, (column, problems)
+        assert any(says in p.message for p in problems), (column, problems)
 
 
 def test_leaderboard_rows_and_algorithm_pages_carry_the_paper(site, dataset):
