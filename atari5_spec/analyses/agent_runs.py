@@ -31,9 +31,10 @@ from ..data.ids import UnknownGameError, game_aliases, resolve_game
 from ..method.reference import human_normalised
 from ..method.training import canonical_games
 from .run_aggregates import RunAggregates, aggregate_runs
-from .runs_input import benchmark_runs, normalised_runs, read_runs, runs_from_text
+from .runs_input import benchmark_runs, normalised_curves, normalised_runs, read_runs, runs_from_text
+from .sample_efficiency import CurveAggregates, aggregate_curves_of
 
-__all__ = ["RunsMatrix", "human_normalised_runs", "aggregate"]
+__all__ = ["RunsMatrix", "human_normalised_runs", "aggregate", "aggregate_curves", "aggregate_file"]
 
 GAME_ORDER = "the 57 benchmark games in alphabetical order of game id (atari5_spec.load().games, in_57)"
 
@@ -201,6 +202,110 @@ def _runs_from_arrays(runs: Mapping[str, Any], games: Sequence[str] | None, data
             raise InputError(f"runs[{agent!r}]: no runs")
         scores[str(agent)] = matrix
     return scores, columns
+
+
+def _checked_bootstrap(n_resamples, confidence) -> None:
+    from ..data.limits import MAX_RESAMPLES
+
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or not 1 <= n_resamples <= MAX_RESAMPLES:
+        raise InputError(f"n_resamples (--resamples) {n_resamples!r}: give a number of bootstrap resamples from 1 "
+                         f"to {MAX_RESAMPLES:,}")
+    if not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise InputError(f"confidence (--confidence) {confidence!r}: give a level between 0 and 1, e.g. 0.95")
+
+
+def _x_read_from(frame_skip: int | None) -> str:
+    return "column 'frames'" if frame_skip is None else f"column 'steps' x frame skip {frame_skip}"
+
+
+def _curves_of(runs: pd.DataFrame, dataset, source: str, frame_skip, n_resamples, confidence,
+               seed) -> CurveAggregates:
+    kept, notes = benchmark_runs(runs, dataset.games, source)
+    curves = normalised_curves(kept, dataset.games, source)
+    try:
+        result = aggregate_curves_of(curves.scores, curves.frames, curves.games, _x_read_from(frame_skip),
+                                     n_resamples=n_resamples, confidence=confidence, seed=seed)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    return result._replace(notes=(*notes, *result.notes))
+
+
+def aggregate_curves(runs, frames=None, games: Sequence[str] | None = None, frame_skip: int | None = None,
+                     n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0,
+                     dataset=None) -> CurveAggregates:
+    """Sample-efficiency curves of your own runs: IQM and median against frames, with bootstrap bands.
+
+    Parameters
+    ----------
+    runs : path, DataFrame or dict
+        A runs file (CSV columns agent, game, seed, score and ``frames``, or ``steps`` with ``frame_skip``), the
+        same as a long DataFrame of **raw** scores, or ``{agent: array (n_runs, n_games, n_points)}`` of
+        human-normalised **fractions** with ``frames``.
+    frames : sequence of int or dict, optional
+        With arrays only: the frames value of each point (one sequence for every agent, or agent -> sequence).
+    games : sequence of str, optional
+        With arrays only: the games of the second axis (default: the 57 benchmark games, :data:`GAME_ORDER`).
+    frame_skip : int, optional
+        With a ``steps`` column: emulator frames per agent step (4 in the standard ALE protocol).
+    n_resamples, confidence, seed
+        As :func:`aggregate`.
+
+    Returns
+    -------
+    CurveAggregates
+        ``curves`` (agent, frames, metric, estimate, low, high) and ``to_frame()``.
+    """
+    _checked_bootstrap(n_resamples, confidence)
+    if dataset is None:
+        from ..data.loading import load
+
+        dataset = load()
+    if isinstance(runs, (str, os.PathLike, pd.DataFrame)):
+        if games is not None or frames is not None:
+            raise InputError("games= and frames= go with arrays; a runs file or DataFrame names its games and frames "
+                             "in its columns")
+        if isinstance(runs, pd.DataFrame):
+            source = "runs DataFrame (line 2 is its first row)"
+            table = runs_from_text(runs.to_csv(index=False), source, dataset.games, frame_skip)
+        else:
+            source = str(runs)
+            table = read_runs(Path(runs), dataset.games, frame_skip)
+        return _curves_of(table, dataset, source, frame_skip, n_resamples, confidence, seed)
+    if not isinstance(runs, Mapping):
+        raise InputError(f"runs: expected a runs file, a DataFrame or {{agent: array}}, not {type(runs).__name__}")
+    if frames is None:
+        raise InputError("frames=: give the frames value of each point of the arrays' last axis")
+    columns = _resolved_games(games, dataset)
+    points = frames if isinstance(frames, Mapping) else {agent: frames for agent in runs}
+    try:
+        points = {str(agent): np.asarray(points[agent], dtype=np.int64) for agent in runs}
+        result = aggregate_curves_of({str(a): np.asarray(v, dtype=float) for a, v in runs.items()}, points, columns,
+                                     "frames=", n_resamples=n_resamples, confidence=confidence, seed=seed)
+    except (KeyError, ValueError, TypeError) as error:
+        raise InputError(f"runs: {error}") from None
+    return result
+
+
+def aggregate_file(path: str | os.PathLike, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0,
+                   frame_skip: int | None = None, dataset=None) -> RunAggregates | CurveAggregates:
+    """``atari5-spec aggregate RUNS``: the file read once; with a frames or steps column, the curves
+    (:func:`aggregate_curves`), otherwise the final aggregates (:func:`aggregate`)."""
+    _checked_bootstrap(n_resamples, confidence)
+    if dataset is None:
+        from ..data.loading import load
+
+        dataset = load()
+    table = read_runs(Path(path), dataset.games, frame_skip)
+    if "frames" in table.columns:
+        return _curves_of(table, dataset, str(path), frame_skip, n_resamples, confidence, seed)
+    normalised, notes = _normalised(table, dataset, str(path))
+    try:
+        result = aggregate_runs(normalised.scores, normalised.games, n_resamples=n_resamples, confidence=confidence,
+                                seed=seed)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    return result._replace(notes=(*notes, *result.notes))
 
 
 def aggregate(runs, games: Sequence[str] | None = None, n_resamples: int = 2000, confidence: float = 0.95,

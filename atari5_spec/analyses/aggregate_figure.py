@@ -1,4 +1,5 @@
-"""The picture of ``atari5-spec aggregate --figure``: rliable's interval plots, profiles and P(X > Y).
+"""The picture of ``atari5-spec aggregate --figure``: rliable's interval plots, profiles and P(X > Y), or, for
+learning curves, the sample-efficiency plot (IQM and median against frames with bands).
 
 Drawn on ``matplotlib.figure.Figure`` with the Agg canvas (no pyplot, nothing
 global); matplotlib is the optional ``plot`` extra.
@@ -12,8 +13,13 @@ import numpy as np
 
 from .report.figures import PNG_METADATA, new_figure
 from .run_aggregates import METRICS, RunAggregates
+from .sample_efficiency import CURVE_METRICS, CurveAggregates
 
-__all__ = ["plot_run_aggregates", "write_run_aggregates_figure"]
+__all__ = ["plot_run_aggregates", "plot_sample_efficiency", "figure_bytes", "write_run_aggregates_figure"]
+
+FIGURE_FORMATS = (".png", ".svg")
+SVG_METADATA = {"Date": None, "Creator": None}  # no date or matplotlib version: bytes depend on the data only
+SVG_HASHSALT = "atari5-spec"                    # fixed ids of clip paths and glyphs (matplotlib draws them at random)
 
 _TITLES = {"iqm": "IQM", "median": "Median", "mean": "Mean", "optimality_gap": "Optimality gap"}
 _UNIT = "human-normalised score (1.0 = human)"
@@ -73,12 +79,59 @@ def plot_run_aggregates(result: RunAggregates):
     return figure
 
 
-def write_run_aggregates_figure(result: RunAggregates, path: str | Path) -> Path:
-    """Draw :func:`plot_run_aggregates` to a PNG at ``path``."""
+def plot_sample_efficiency(result: CurveAggregates):
+    """IQM and median against frames (rliable's sample-efficiency plot): a line per agent, its band shaded."""
+    figure = new_figure(11, 4.4)
+    agents = list(result.seeds)
+    for column, metric in enumerate(CURVE_METRICS):
+        axes = figure.add_subplot(1, len(CURVE_METRICS), column + 1)
+        for i, agent in enumerate(agents):
+            rows = result.curves[(result.curves["agent"] == agent) & (result.curves["metric"] == metric)]
+            millions = rows["frames"].to_numpy(float) / 1e6
+            axes.plot(millions, rows["estimate"], color=f"C{i % 10}", marker="o", markersize=3, label=agent)
+            axes.fill_between(millions, rows["low"], rows["high"], color=f"C{i % 10}", alpha=0.2, linewidth=0)
+        axes.set_xlabel(f"emulator frames (millions; {result.x})")
+        axes.set_ylabel(f"{_TITLES[metric]}, {_UNIT}")
+        axes.set_title(f"{_TITLES[metric]} ({100 * result.confidence:g}% stratified bootstrap bands, "
+                       f"{len(result.games)} games)", fontsize=10)
+        axes.grid(True, alpha=0.3)
+        if column == 0:
+            axes.legend(fontsize=8)
+    degenerate = [note for note in result.notes if "zero width" in note]
+    if degenerate:
+        figure.suptitle("note: " + "; ".join(degenerate), fontsize=8, color="firebrick", wrap=True)
+    return figure
+
+
+def figure_bytes(figure, suffix: str) -> bytes:
+    """The figure as PNG or SVG bytes, the same bytes for the same figure (no dates, versions or random ids)."""
     import io
 
-    from ..data.paths import write_output
+    import matplotlib
 
     buffer = io.BytesIO()
-    plot_run_aggregates(result).savefig(buffer, format="png", dpi=100, metadata=PNG_METADATA)
-    return write_output(path, buffer.getvalue(), "--figure")  # the output policy: no links, not in a package
+    if suffix == ".svg":
+        with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
+            figure.savefig(buffer, format="svg", metadata=SVG_METADATA)
+    else:
+        figure.savefig(buffer, format="png", dpi=100, metadata=PNG_METADATA)
+    return buffer.getvalue()
+
+
+def figure_suffix(path: str | Path) -> str:
+    """``.png`` or ``.svg`` from the --figure path, or InputError naming the formats."""
+    from ..data.errors import InputError
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in FIGURE_FORMATS:
+        raise InputError(f"--figure {path}: name a .png or .svg file (the format follows the file name)")
+    return suffix
+
+
+def write_run_aggregates_figure(result: RunAggregates | CurveAggregates, path: str | Path) -> Path:
+    """Draw :func:`plot_run_aggregates` (or, for curves, :func:`plot_sample_efficiency`) to a PNG or SVG."""
+    from ..data.paths import write_output
+
+    figure = plot_sample_efficiency(result) if isinstance(result, CurveAggregates) else plot_run_aggregates(result)
+    data = figure_bytes(figure, figure_suffix(path))
+    return write_output(path, data, "--figure")  # the output policy: no links, not in a package

@@ -50,11 +50,31 @@ def aggregates_table(result):
                  "Aggregate scores of the runs", notes, "tab:aggregates")
 
 
+def curves_table(result):
+    """``aggregate --format markdown|latex`` on learning curves: a row per agent and frames value."""
+    from ..analyses.sample_efficiency import CURVE_METRICS
+    from ..data.limits import escaped
+    from .tables import Table
+
+    level = f"{100 * result.confidence:g}%"
+    rows = []
+    for (agent, frames), row in result.to_frame().iterrows():
+        cells = [f"{row[(m, 'estimate')]:.3f} [{row[(m, 'low')]:.3f}, {row[(m, 'high')]:.3f}]" for m in CURVE_METRICS]
+        rows.append((escaped(agent), str(result.seeds[agent]), f"{int(frames)}", *cells))
+    notes = (f"Human-normalised score as a fraction (0 = random play, 1.0 = the average human) over "
+             f"{len(result.games)} games, against emulator frames ({result.x}, no interpolation); [{level} band]: "
+             f"percentile stratified bootstrap over runs within each game at each frames value, "
+             f"{result.n_resamples} resamples, seed {result.seed}.",)
+    return Table(("Agent", "Runs", "Frames", "IQM", "Median"), tuple(rows), "lrrrr",
+                 "Sample-efficiency curves of the runs", notes, "tab:sample-efficiency")
+
+
 def _cmd_aggregate(args) -> int:
     import json
 
-    from ..analyses.agent_runs import aggregate
+    from ..analyses.agent_runs import aggregate_file
     from ..analyses.run_aggregates import format_run_aggregates, run_aggregates_as_dict
+    from ..analyses.sample_efficiency import CurveAggregates, curves_as_dict, format_curves
     from ..data.limits import MAX_RESAMPLES
     from ..data.loading import load
     from ..data.paths import output_file
@@ -65,27 +85,31 @@ def _cmd_aggregate(args) -> int:
     if not 0 < args.confidence < 1:
         raise InputError(f"--confidence {args.confidence}: give a level between 0 and 1, e.g. 0.95")
     if args.figure:
+        from ..analyses.aggregate_figure import figure_suffix
         from ..analyses.report import require_matplotlib
 
         require_matplotlib()  # fail before the bootstrap when the plot extra is missing
+        figure_suffix(args.figure)
         output_file(args.figure, "--figure")  # the output policy, checked before any work (and again when writing)
     # The API function, so a notebook gets the same gate and the same notes (games outside the 57, one run per game).
-    result = aggregate(args.runs, n_resamples=args.resamples, confidence=args.confidence, seed=args.seed,
-                       dataset=load(args.path))
+    result = aggregate_file(args.runs, n_resamples=args.resamples, confidence=args.confidence, seed=args.seed,
+                            frame_skip=args.frame_skip, dataset=load(args.path))
+    curves = isinstance(result, CurveAggregates)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     if args.format in ("markdown", "latex"):
         from .tables import render
 
-        print(render(aggregates_table(result), args.format))
+        print(render(curves_table(result) if curves else aggregates_table(result), args.format))
+    elif args.json or args.format == "json":
+        print(json.dumps(curves_as_dict(result) if curves else run_aggregates_as_dict(result), indent=2))
     else:
-        print(json.dumps(run_aggregates_as_dict(result), indent=2) if args.json or args.format == "json"
-              else format_run_aggregates(result))
+        print(format_curves(result) if curves else format_run_aggregates(result))
     if args.figure:
         from ..analyses.aggregate_figure import write_run_aggregates_figure
 
         path = write_run_aggregates_figure(result, args.figure)
-        print(f"wrote {path}", file=sys.stderr if args.json else sys.stdout)
+        print(f"wrote {path}", file=sys.stderr if args.json or args.format == "json" else sys.stdout)
     return 0
 
 
@@ -130,12 +154,18 @@ def add_analysis_commands(commands) -> None:
                                         "human): IQM, median, mean and optimality gap with stratified bootstrap "
                                         "intervals, probability of improvement between agents, performance "
                                         "profiles, the ALE paper's score distribution and paired Welch tests.")
-    p.add_argument("runs", help="CSV file with columns agent, game, seed, score (raw scores, any game spelling)")
+    p.add_argument("runs", help="CSV file with columns agent, game, seed, score (raw scores, any game spelling); "
+                                "with a 'frames' column (or 'steps' and --frame-skip), one row per point of each "
+                                "learning curve, the output is IQM and median against frames with bands")
     p.add_argument("--json", action="store_true", help="print the result as JSON (as --format json)")
     p.add_argument("--format", choices=("text", "json", "markdown", "latex"), default="text",
                    help="text (default), json, or the aggregates as a paper-ready Markdown or LaTeX table")
-    p.add_argument("--figure", metavar="PNG", default=None, help="also draw the intervals, profiles and "
-                                                                 "P(X > Y) to this PNG (needs matplotlib)")
+    p.add_argument("--figure", metavar="PNG|SVG", default=None,
+                   help="also draw the intervals, profiles and P(X > Y) (for learning curves: IQM and median "
+                        "against frames with bands) to this .png or .svg file (needs matplotlib)")
+    p.add_argument("--frame-skip", type=int, default=None, metavar="K",
+                   help="with a 'steps' column: emulator frames per agent step (4 in the standard ALE protocol); "
+                        "a 'frames' column needs none")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")

@@ -29,8 +29,8 @@ from typing import Iterator, NamedTuple
 from .errors import InputError
 from .limits import ASCII_NUMBER, MAX_NUMBER_CHARS, non_ascii_digit, refuse_nul, score_problem
 
-__all__ = ["CellProblem", "number_problem", "parse_number", "looks_like_thousands", "TableText", "read_table",
-           "row_width_problem", "split_score_argument", "delimiter_problem"]
+__all__ = ["CellProblem", "number_problem", "parse_number", "parse_count", "looks_like_thousands", "TableText",
+           "read_table", "row_width_problem", "split_score_argument", "delimiter_problem"]
 
 # One to three digits, then groups of a comma and three digits: "35,000", "-1,234.5". Each repetition starts
 # with a literal comma, so the pattern cannot backtrack more than linearly.
@@ -117,6 +117,33 @@ def parse_number(value, where: str) -> float:
     if implausible:
         raise InputError(f"{where}: {implausible}")
     return number
+
+
+MAX_COUNT = 10 ** 12  # frames or steps of one run: 5,000 times the 200M-frame budget (Agent57 used 78B frames)
+
+
+def parse_count(text: str, where: str, unit: str) -> int:
+    """A whole number of ``unit`` (frames, agent steps) >= 0 written in plain digits (or ``2e8``), or InputError.
+
+    The same refusals as scores (``35,000``, ``10M``, ``1,5``, a Unicode minus), and a count that is not whole
+    (``1.5``: a fraction of a frame, so probably millions) or negative.
+    """
+    text = text.strip()
+    if text and ASCII_NUMBER.fullmatch(text):
+        value = float(text)
+        if not math.isfinite(value) or value < 0 or value > MAX_COUNT:
+            raise InputError(f"{where}: {text!r} is not a number of {unit} from 0 to {MAX_COUNT:.0e}: give the "
+                             f"{unit} at which the score was measured")
+        if not value.is_integer():
+            raise InputError(f"{where}: {text!r} is not a whole number of {unit}: write every {unit[:-1]} in full "
+                             f"(e.g. 1500000, not 1.5 for 1.5 million)")
+        return int(value)
+    if not text:
+        raise InputError(f"{where}: empty: give the {unit} at which the score was measured as a plain number")
+    problem = number_problem(text)  # thousands separators, suffixes, decimal commas: the scores' rules and fixes
+    if problem and "score" not in problem.message + problem.fix:
+        raise problem.at(where)
+    raise InputError(f"{where}: {text!r} is not a number of {unit}: write it in plain digits (e.g. 10000000)")
 
 
 # --- CSV tables ------------------------------------------------------------------------------------------------
