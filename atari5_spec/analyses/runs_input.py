@@ -148,7 +148,7 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame, frame_skip: int 
             point = "" if frames is None else f" at {frames} frames"
             raise InputError(f"{where}: agent {escaped(agent)!r}, game {game}, seed {seed!r}{point} already given on "
                              f"line {seen[key]}; keep one row per agent, game and seed"
-                             + ("" if frames is None else " and point of the curve"))
+                             + ("" if frames is None else " (and frames point)"))
         seen[key] = number
         if frames is not None:
             seen.setdefault((agent, game, seed), number)

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
+from ..data.frames import format_frames
 from ..data.limits import escaped
 from . import aggregates
 
@@ -208,11 +209,11 @@ def format_curves(result: CurveAggregates) -> str:
     table = result.to_frame()
     for agent, n_runs in result.seeds.items():
         lines += ["", f"{escaped(agent)} ({n_runs} runs per game)",
-                  f"{'frames':>14}  {'IQM [' + level + ']':>26}  {'median [' + level + ']':>26}"]
+                  f"{'frames':>20}  {'IQM [' + level + ']':>26}  {'median [' + level + ']':>26}"]
         for frames, row in table.loc[agent].iterrows():
             cells = [f"{row[(m, 'estimate')]:.3f} [{row[(m, 'low')]:.3f}, {row[(m, 'high')]:.3f}]".rjust(26)
                      for m in CURVE_METRICS]
-            lines.append(f"{int(frames):>14}  " + "  ".join(cells))
+            lines.append(f"{int(frames):>12} {'(' + format_frames(int(frames)) + ')':>7}  " + "  ".join(cells))
     return "\n".join(lines)
 
 
