@@ -345,14 +345,7 @@ def aggregate(runs, games: Sequence[str] | None = None, n_resamples: int = 2000,
     InputError
         As the command: naming the file (or the frame's row), line and column.
     """
-    from ..data.limits import MAX_RESAMPLES
-
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
-            or not 1 <= n_resamples <= MAX_RESAMPLES:
-        raise InputError(f"n_resamples (--resamples) {n_resamples!r}: give a number of bootstrap resamples from 1 "
-                         f"to {MAX_RESAMPLES:,}")
-    if not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise InputError(f"confidence (--confidence) {confidence!r}: give a level between 0 and 1, e.g. 0.95")
+    _checked_bootstrap(n_resamples, confidence)
     if dataset is None:
         from ..data.loading import load
 
