@@ -310,3 +310,62 @@ def test_every_page_says_its_data_version_and_when_a_release_shipped_it(site, da
     for path in (site / "index.html", site / "games" / "pong.html", site / "algorithms" / "dqn-noop.html"):
         html = path.read_text("utf-8")
         assert f'<strong id="data-version">{dataset.version}</strong> (<span id="data-date">{label}</span>)' in html
+
+
+def test_the_sticky_action_baselines_link_the_papers_their_repositories_name(dataset):
+    """Issue 34: the Dopamine and Cleanba entries (scripts/import_2027.py) link the paper their source repository's
+    README names (scripts/paper_links_2027-34.csv), each row saying which README and commit."""
+    links = dataset.paper_links.set_index("algorithm_id")
+    titles = dataset.algorithms.set_index("algorithm_id")["paper_title"]
+    for prefix, arxiv, readme in (("dopamine-", "1812.06110", "google/dopamine README.md @02a3547"),
+                                  ("cleanba-", "2310.00036", "vwxyzjn/cleanba README.md @d1f8979")):
+        ids = [a for a in links.index if a.startswith(prefix)]
+        assert len(ids) >= 12 and titles[ids].nunique() == 1, ids
+        for algorithm_id in ids:
+            row = links.loc[algorithm_id]
+            assert (row.link_kind, row.link) == ("arxiv", arxiv) and readme in row.read_from, algorithm_id
+
+
+def test_paper_link_updater_refuses_a_different_link_and_replays_without_change(package_copy, tmp_path):
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "update_paper_links.py"
+    spec = importlib.util.spec_from_file_location("scripts_update_paper_links", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    links = tmp_path / "links.csv"
+    header = "paper_title,link_kind,link,read_from\n"
+    title = "Dopamine: A Research Framework for Deep Reinforcement Learning"
+    links.write_text(header + f"{title},arxiv,1812.06110,a README\n", encoding="utf-8")
+    before = {p: (package_copy / p).read_bytes() for p in ("datapackage.json", "data/paper_links.csv")}
+    assert module.main([str(package_copy), "--links", str(links)]) == 0  # recorded already: nothing written
+    assert before == {p: (package_copy / p).read_bytes() for p in before}
+    links.write_text(header + f"{title},arxiv,1812.06111,a README\nNo Such Paper,arxiv,2001.00001,x\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as refused:
+        module.main([str(package_copy), "--links", str(links)])
+    message = str(refused.value)
+    assert "links.csv, line 2" in message and "reconcile" in message and "links.csv, line 3" in message
+    assert before == {p: (package_copy / p).read_bytes() for p in before}
+
+
+def test_paper_link_updater_fills_a_none_found_row_and_bumps_the_version(package_copy, tmp_path):
+    import importlib.util
+
+    from atari5_spec.data.datapackage import read_descriptor
+    from atari5_spec.data.loading import load
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "update_paper_links.py"
+    spec = importlib.util.spec_from_file_location("scripts_update_paper_links", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    title = load(package_copy).algorithms.set_index("algorithm_id").at["a2c-coex", "paper_title"]
+    links = tmp_path / "links.csv"
+    links.write_text(f'paper_title,link_kind,link,read_from\n"{title}",arxiv,1811.01483,a test page\n', encoding="utf-8")
+    before = read_descriptor(package_copy)["version"]
+    assert module.main([str(package_copy), "--links", str(links)]) == 0
+    data = load(package_copy)
+    row = data.paper_links.set_index("algorithm_id").loc["a2c-coex"]
+    assert (row.link_kind, row.link, row.read_from) == ("arxiv", "1811.01483", "a test page") and pd.isna(row.reason)
+    assert read_descriptor(package_copy)["version"] != before
+    from atari5_spec.data.validation import validate_dataset
+    assert [p for p in validate_dataset(data) if p.file == "data/paper_links.csv"] == []

@@ -1,0 +1,103 @@
+"""Fill paper links that were none-found, from a file of links read since (data 1.43.0 and later, issue 34).
+
+Usage::
+
+    python scripts/update_paper_links.py [PACKAGE_DIR] --links scripts/paper_links_2027-34.csv
+
+The links file has the columns ``paper_title, link_kind, link, read_from``: one row per paper, matched to the
+entries of ``data/algorithms.csv`` by their ``paper_title`` (as ``scripts/add_paper_links.py`` matches them), with
+the text the identifier was read in. In one transaction the script gives every entry of that paper the link in
+``data/paper_links.csv`` where its row is ``none-found``; a row that already holds the same link is left as it is, a
+row with a different link is refused (name the file and line; reconcile by hand). The values are checked against
+``schemas/paper-links.schema.json`` before anything is written, and the data package's minor version is bumped.
+
+Run it again on the result and it finds nothing to change and writes nothing, so it can be replayed on a main that
+moved on (entries added or renamed): a paper that no entry names is an error naming the line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/import_protocol_2026.py, update_protocol_evidence.py
+
+from atari5_spec.data.datapackage import read_descriptor  # noqa: E402
+from atari5_spec.data.transaction import package_transaction  # noqa: E402
+from atari5_spec.data.versioning import bumped_descriptor_text  # noqa: E402
+from atari5_spec.data.writing import csv_text  # noqa: E402
+from import_protocol_2026 import read_csv  # noqa: E402
+from update_protocol_evidence import schema_problems  # noqa: E402
+
+LINKS = "data/paper_links.csv"
+ALGORITHMS = "data/algorithms.csv"
+SCHEMA = "schemas/paper-links.schema.json"
+GIVEN = ("paper_title", "link_kind", "link", "read_from")
+NONE_FOUND = "none-found"
+
+
+def linked_text(root: Path, links_path: Path) -> dict[str, str]:
+    """{LINKS: new text} when a none-found row gains a link, {} when every link is recorded already."""
+    descriptor = read_descriptor(root)
+    if not any(r["name"] == "paper_links" for r in descriptor["resources"]):
+        raise SystemExit(f"{root}: no paper_links resource; run scripts/add_paper_links.py first")
+    fields = json.loads((root / SCHEMA).read_text(encoding="utf-8"))["fields"]
+    columns = [f["name"] for f in fields]
+    _, algorithms = read_csv((root / ALGORITHMS).read_text(encoding="utf-8"))
+    current_columns, rows = read_csv((root / LINKS).read_text(encoding="utf-8"))
+    by_id = {r["algorithm_id"]: r for r in rows}
+    given_columns, given = read_csv(links_path.read_text(encoding="utf-8"))
+    missing = [c for c in GIVEN if c not in given_columns]
+    if missing:
+        raise SystemExit(f"{links_path}: missing column(s) {', '.join(missing)} (header: {', '.join(given_columns)})")
+    problems, changed = [], False
+    for line, link in enumerate(given, start=2):
+        where = f"{links_path.name}, line {line}"
+        link = {k: (v or "").strip() for k, v in link.items() if k is not None}
+        problems += schema_problems({**link, "algorithm_id": "x", "reason": ""}, fields, where)
+        if link["link_kind"] == NONE_FOUND or not link["link"]:
+            problems.append(f"{where}: give a link (link_kind doi, arxiv or url and the identifier)")
+            continue
+        ids = sorted(a["algorithm_id"] for a in algorithms if a["paper_title"] == link["paper_title"])
+        if not ids:
+            problems.append(f"{where}: no entry of {ALGORITHMS} has paper_title {link['paper_title']!r}")
+        for algorithm_id in ids:
+            row = by_id.get(algorithm_id)
+            if row is None:
+                problems.append(f"{where}: {algorithm_id} has no row in {LINKS}; run scripts/add_paper_links.py")
+            elif row["link_kind"] == NONE_FOUND:
+                row.update(link_kind=link["link_kind"], link=link["link"], read_from=link["read_from"], reason="")
+                changed = True
+            elif (row["link_kind"], row["link"]) != (link["link_kind"], link["link"]):
+                problems.append(f"{where}: {LINKS} links {algorithm_id} to {row['link_kind']} {row['link']}, the "
+                                f"file says {link['link_kind']} {link['link']}: reconcile them by hand")
+    if problems:
+        raise SystemExit("\n".join(problems))
+    if not changed:
+        return {}
+    return {LINKS: csv_text(columns, ([r[c] for c in columns] for r in rows))}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("package", nargs="?", type=Path, default=ROOT,
+                        help="data package directory (default: this repository)")
+    parser.add_argument("--links", type=Path, required=True, help="the links read (e.g. scripts/paper_links_2027-34.csv)")
+    args = parser.parse_args(argv)
+    with package_transaction(args.package, "update_paper_links") as change:
+        texts = linked_text(args.package, args.links)
+        if not texts:
+            print(f"{args.package}: the links are recorded already; nothing written")
+            return 0
+        texts["datapackage.json"] = bumped_descriptor_text(args.package, read_descriptor(args.package), texts)
+        change.commit(texts)
+    print(f"{args.package}: paper links updated, data package {read_descriptor(args.package)['version']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
