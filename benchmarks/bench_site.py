@@ -75,6 +75,11 @@ def main() -> int:
         print(f"page weight   median {statistics.median(weights) / 1e3:6.1f} kB, heaviest "
               + ", ".join(f"{name} {w / 1e3:.0f} kB" for w, name in pages[:3])
               + f"; {sum(w > PAGE_TARGET_BYTES for w in weights)} page(s) over {PAGE_TARGET_BYTES / 1e3:.0f} kB")
+        compare = [folders[0] / name for name in ("compare.html", "compare-scores.js")]
+        if all(path.is_file() for path in compare):
+            print(f"compare page  {compare[0].stat().st_size / 1e3:.0f} kB + {compare[1].stat().st_size / 1e3:.0f} kB "
+                  f"of 57-game rows in compare-scores.js ({compare[0].stat().st_size / statistics.median(weights):.1f}x "
+                  "the median page)")
         if len(folders) > 1:
             print(f"reproducible  {'yes: two builds byte-identical' if same_folders(folders[0], folders[1]) else 'NO'}")
     return 0

@@ -303,3 +303,16 @@ def test_aggregate_gives_the_same_tables(run, tmp_path):
     assert rows[1][2] == f"{iqm['estimate']:.3f} [{iqm['low']:.3f}, {iqm['high']:.3f}]"
     cells = _latex_cells(run("aggregate", str(runs), "--format", "latex", "--resamples", "50")[1])
     assert [r[0] for r in cells[1:]] == ["DrQ(\u03b5)", "R2_D2 | 100%"] and cells[1][2] == rows[1][2]
+
+
+def test_a_ratio_not_computable_names_the_side_that_lacks_games(run):
+    """`score --relative-to`: when the agent (or the baseline) lacks games of the subset, the ratio line says which
+    side lacks which games (it once said "the baseline lacks" with nothing after it for an agent's gap)."""
+    status, out, _ = run("score", "--score", "battle_zone=30000", "--score", "double_dunk=-5", "--score",
+                         "name_this_game=8000", "--score", "qbert=10000", "--relative-to", "dqn-noop")
+    assert status == 1 and out.splitlines()[0] == "ratio to dqn-noop: not computable: your agent lacks phoenix"
+    status, out, _ = run("score", "--score", "battle_zone=30000", "--score", "double_dunk=-5", "--score",
+                         "name_this_game=8000", "--score", "phoenix=8000", "--score", "qbert=10000",
+                         "--relative-to", "bootstrapped-dqn-2016-ref-nature")
+    assert status == 1
+    assert out.splitlines()[0] == "ratio to bootstrapped-dqn-2016-ref-nature: not computable: the baseline lacks phoenix"

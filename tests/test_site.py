@@ -369,3 +369,79 @@ def test_paper_link_updater_fills_a_none_found_row_and_bumps_the_version(package
     assert read_descriptor(package_copy)["version"] != before
     from atari5_spec.data.validation import validate_dataset
     assert [p for p in validate_dataset(data) if p.file == "data/paper_links.csv"] == []
+
+# --- the comparison page (issue 34 item 4) ------------------------------------------------------------------------
+
+def test_the_comparison_page_embeds_each_entrys_five_numbers_as_score_relative_to_reads_them(site):
+    """compare.html: per entry the five numbers `score --relative-to ID` reads, its recorded episode cap and its
+    setup group (two entries share one exactly when shares_setup says so); the 57-game rows in compare-scores.js."""
+    from atari5_spec.scoring.baselines import algorithm_baselines, shares_setup
+
+    data = page_data(site / "compare.html")
+    entries = algorithm_baselines()
+    games = [g["id"] for g in data["games"]]
+    assert games == list(load_coefficient_set(None).subsets["Atari-5"].games)
+    assert [e["id"] for e in data["entries"]] == sorted((i for i, e in entries.items() if e.scores),
+                                                        key=lambda i: (entries[i].name.lower(), i))
+    for e in data["entries"]:
+        entry = entries[e["id"]]
+        assert e["five"] == [entry.scores.get(g) for g in games] and e["cap"] == entry.max_episode_frames
+    groups = {e["id"]: e["setup"] for e in data["entries"]}
+    assert groups["c51"] is not None and groups["c51"] == groups["qr-dqn-1"]
+    assert groups["dqn-noop"] != groups["rainbow-noop"]
+    for a in ("c51", "dqn-noop", "ngu-32-0", "rainbow-noop"):
+        for b, group in groups.items():
+            same = group is not None and group == groups[a] and a != b
+            assert same == shares_setup(entries[a], entries[b]), (a, b)
+    script = (site / "compare-scores.js").read_text("utf-8")
+    assert script.startswith("window.atari5CompareScores = ") and script.endswith(";\n")
+    scores = json.loads(script[len("window.atari5CompareScores = "):-2])
+    assert len(scores["games"]) == 57
+    order = [g["id"] for g in scores["games"]]
+    assert scores["scores"]["dqn-noop"] == [entries["dqn-noop"].scores.get(g) for g in order]
+    # The page itself stays light: the 57-game rows are in the script file, not inlined.
+    assert (site / "compare.html").stat().st_size < 120_000
+
+
+def test_the_comparison_pages_words_and_figures_come_from_the_python_objects(site):
+    """The evidence lines, the ratio signatures, the measured range and the decisions' wording are what `score`
+    prints them from (scoring.intervals, method.pairs, scoring.signature), not typed in."""
+    from atari5_spec.method.calibration import read_calibration, read_calibration_intervals
+    from atari5_spec.method.pairs import measured_range, pair_agents
+    from atari5_spec.scoring.intervals import DECISION, evidence_line
+
+    data = page_data(site / "compare.html")
+    coefficients = load_coefficient_set(None)
+    calibration = read_calibration(coefficients.path)
+    table = read_calibration_intervals(coefficients.path, calibration)
+    for design, kind in (("two papers", "ratio-two-papers"), ("same setup", "ratio-same-setup")):
+        row = table.rows[(kind, "Atari-5", "in range", 0.95)]
+        assert data["designs"][design]["evidence"] == evidence_line(row)
+        assert all(s.startswith("Atari-5 " + ("same-setup ratio" if design == "same setup" else "ratio") + "|")
+                   for s in data["designs"][design]["signatures"].values())
+    assert data["designs"]["same setup"]["half_width"] == table.rows[("ratio-same-setup", "Atari-5", "in range",
+                                                                       0.95)].half_width
+    span = measured_range(pair_agents(calibration, "Atari-5"))
+    assert data["span"] == {"low": span.low, "high": span.high, "text": span.text()}
+    assert data["decisions"] == DECISION
+
+
+def test_every_algorithm_page_with_scores_links_to_the_comparison(site):
+    from atari5_spec.scoring.baselines import algorithm_baselines
+
+    for algorithm_id, entry in algorithm_baselines().items():
+        text = (site / "algorithms" / f"{algorithm_id}.html").read_text("utf-8")
+        assert (f'href="../compare.html?a={algorithm_id}"' in text) == bool(entry.scores), algorithm_id
+    assert '<a href="compare.html">Compare</a>' in (site / "index.html").read_text("utf-8")
+
+
+def test_shares_setup_is_one_papers_agents_with_one_recorded_protocol():
+    from atari5_spec.scoring.baselines import algorithm_baseline, shares_setup
+
+    c51, qr1, dqn, rainbow = (algorithm_baseline(i) for i in ("c51", "qr-dqn-1", "dqn-noop", "rainbow-noop"))
+    assert shares_setup(c51, qr1) and shares_setup(qr1, c51)
+    assert not shares_setup(c51, c51)                        # an entry is not a pair
+    assert not shares_setup(dqn, rainbow)                    # two papers
+    quoted = algorithm_baseline("qr-dqn-2018-ref-dqn")       # a column quoted from another paper
+    assert quoted.paper_title == qr1.paper_title and not shares_setup(quoted, qr1)
+    assert not shares_setup(c51, qr1._replace(protocol={**qr1.protocol, "sticky_action_probability": "0.25"}))

@@ -427,7 +427,7 @@ def test_every_page_opens_without_errors_or_outside_requests(visit, site_folder)
     v = visit()
     pages = ["index.html", "score.html", "sources.html", "cite.html", "downloads.html", "accuracy.html",
              "changelog.html", "algorithms/dreamerv3.html", "algorithms/dqn.html", "games/battle_zone.html",
-             "games/pong.html"]
+             "games/pong.html", "compare.html"]
     for relative in pages:
         if (site_folder / relative).is_file():
             page = v.open(relative)
@@ -590,10 +590,14 @@ def test_axe_core_finds_no_serious_or_critical_violation(browser, site_folder):
     found = {}
     for relative in ("index.html", "games.html", "algorithms.html", "games/montezuma_revenge.html",
                      "algorithms/dreamerv3.html", "algorithms/rainbow.html", "atari-100k.html", "score.html",
-                     "sources.html", "downloads.html", "cite.html", "accuracy.html", "changelog.html"):
-        if not (site_folder / relative).is_file():
+                     "sources.html", "downloads.html", "cite.html", "accuracy.html", "changelog.html",
+                     "compare.html?a=c51&b=qr-dqn-1"):
+        path, _, query = relative.partition("?")
+        if not (site_folder / path).is_file():
             continue
-        page.goto((site_folder / relative).as_uri())
+        page.goto((site_folder / path).as_uri() + (f"?{query}" if query else ""))
+        if query:  # the comparison, with its collapsed table open
+            page.click("#compare-57 summary")
         page.evaluate(source)
         violations = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
                                    ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
@@ -602,3 +606,152 @@ def test_axe_core_finds_no_serious_or_critical_violation(browser, site_folder):
             found[relative] = violations
     context.close()
     assert not found, found
+
+
+# --- the comparison page (issue 34 item 4) -----------------------------------------------------------------------
+
+# (agent, baseline): two papers and same setup, each decision and none, episode caps, an entry lacking a game on
+# either side, an agent without an interval (estimate below 40).
+COMPARE_PAIRS = [
+    ("dqn-noop", "rainbow-noop"),                       # two papers: lower
+    ("agent57", "dqn-noop"),                            # two papers: higher
+    ("rainbow-noop", "dqn-noop"),                       # two papers, the baseline with a recorded standard cap
+    ("c51", "qr-dqn-1"),                                # same setup: lower
+    ("dqn-noop", "ddqn-noop"),                          # same setup: cannot tell
+    ("ngu-32-0", "r2d2-retrace"),                       # same setup, both with a recorded cap (108,000)
+    ("nature-dqn", "muzero"),                           # an 18,000-frame cap, the agent below 40: no interval
+    ("go-explore-2021", "dqn-noop"),                    # a 400,000-frame cap: no direction stated
+    ("dqn-noop", "bootstrapped-dqn-2016-ref-nature"),   # the baseline lacks a game
+    ("bootstrapped-dqn-2016-ref-nature", "dqn-noop"),   # the agent lacks a game
+    ("neuroevolution-2014-ref-random", "dqn-noop"),     # no interval: the agent's estimate is below 40
+    ("neat-object", "cne-object"),                      # same setup, 50,000-frame caps
+]
+
+
+def compare_page(visit, a, b):
+    page = visit().open(f"compare.html?a={a}&b={b}")
+    assert page.input_value("#compare-a") == a and page.input_value("#compare-b") == b
+    return page
+
+
+def expected_command(a, b):
+    """The command `score --relative-to` is run with for the pair, from the package (not from the page)."""
+    from atari5_spec.scoring.baselines import algorithm_baseline, shares_setup
+
+    agent, baseline = algorithm_baseline(a), algorithm_baseline(b)
+    games = load_coefficient_set(None).subsets["Atari-5"].games
+    arguments = [x for g in games if g in agent.scores for x in ("--score", f"{g}={agent.scores[g]!r}")]
+    arguments += ["--relative-to", b] + (["--same-setup"] if shares_setup(agent, baseline) else [])
+    arguments += ["--max-episode-frames", str(agent.max_episode_frames)] if agent.max_episode_frames else []
+    return arguments
+
+
+@pytest.mark.parametrize("a, b", COMPARE_PAIRS, ids=[f"{a}-vs-{b}" for a, b in COMPARE_PAIRS])
+def test_the_comparison_page_prints_what_score_relative_to_prints(visit, run, a, b):
+    """compare.html?a=A&b=B against `atari5-spec score --score ... --relative-to B`: the ratio lines, character
+    for character (ratio, both scores, the interval, its design, the decision, the evidence, the paste line)."""
+    page = compare_page(visit, a, b)
+    arguments = expected_command(a, b)
+    shown = page.text_content("#compare-command").split()
+    assert shown[:2] == ["atari5-spec", "score"]
+    assert [w if "=" not in w else w.split("=")[0] for w in shown[2:]] == \
+           [w if "=" not in w else w.split("=")[0] for w in arguments]  # the same options, in the same order
+    assert [float(w.split("=")[1]) for w in shown[2:] if "=" in w] == \
+           [float(w.split("=")[1]) for w in arguments if "=" in w]      # the same numbers
+    status, out, err = run("score", *arguments)
+    ratio_block = out.split("\n\n")[0]
+    assert page.text_content("#ratio-lines") == ratio_block
+    assert status == (0 if "not computable" not in ratio_block else 1)
+    if "--same-setup" in arguments:
+        assert ", same setup:" in ratio_block or "prediction interval" not in ratio_block
+
+
+def test_the_comparison_pairs_cover_every_kind_of_answer(visit):
+    """The pairs above hold both designs, every decision the answer can give, no interval, and a missing game."""
+    seen = set()
+    for a, b in COMPARE_PAIRS:
+        lines = compare_page(visit, a, b).text_content("#ratio-lines")
+        seen.add("same setup" if ", same setup:" in lines else "two papers" if "prediction interval for" in lines
+                 else "none")
+        seen.update(re.findall(r"^decision: (.*)$", lines, re.M))
+        seen.update(re.findall(r"not computable: (your agent|the baseline) lacks", lines))
+    assert {"same setup", "two papers", "none", "your agent", "the baseline", "your agent's 57-game median is higher",
+            "your agent's 57-game median is lower", "cannot tell which is higher (the interval holds 1)",
+            "cannot be decided here (see --explain)"} <= seen, seen
+
+
+@pytest.mark.parametrize("a, b", [("go-explore-2021", "dqn-noop"), ("c51", "qr-dqn-1"), ("dqn-noop", "rainbow-noop")])
+def test_the_comparison_page_states_why_as_the_python_api_does(visit, a, b):
+    """The page's "Why" is the ratio interval's statement from relative_score (the reasons no direction is given)."""
+    from atari5_spec.scoring.baselines import algorithm_baseline, shares_setup
+    from atari5_spec.scoring.relative import relative_score
+
+    agent = algorithm_baseline(a)
+    result = relative_score(agent.scores, b, n_bootstrap=0, same_setup=shares_setup(agent, algorithm_baseline(b)),
+                            max_episode_frames=agent.max_episode_frames)
+    page = compare_page(visit, a, b)
+    assert page.text_content("#ratio-statement") == "Why: " + result.prediction_interval.statement
+    assert page.text_content("#estimate-a") == printed(result.agent.estimate)
+    assert page.text_content("#estimate-b") == printed(result.baseline.estimate)
+
+
+def test_the_comparison_tables_show_both_entries_numbers(visit):
+    from atari5_spec.scoring.baselines import algorithm_baseline
+
+    page = compare_page(visit, "dqn-noop", "rainbow-noop")
+    a, b = algorithm_baseline("dqn-noop"), algorithm_baseline("rainbow-noop")
+    five = page.eval_on_selector_all("#compare-five tbody tr", "rows => rows.map(r => [r.getAttribute('data-game'),"
+                                     " r.cells[1].textContent, r.cells[3].textContent])")
+    assert five == [[g, f"{a.scores[g]:,.2f}", f"{b.scores[g]:,.2f}"] for g, _, _ in five] and len(five) == 5
+    constants = load_coefficient_set(None).constants
+    in_57 = {g for g in constants if g in a.scores and g in b.scores}
+    both = [g for g in in_57 if g in atari5_spec.load().games.set_index("game_id").query("in_57").index]
+    assert not page.is_visible("#compare-all")  # collapsed
+    page.click("#compare-57 summary")
+    assert page.is_visible("#compare-all")
+    assert int(page.text_content("#n-57")) == len(both) == page.eval_on_selector_all("#compare-all tbody tr",
+                                                                                     "rows => rows.length")
+
+
+def test_the_comparison_is_keyboard_operable_and_kept_in_the_link(visit):
+    page = visit().open("compare.html")
+    assert page.text_content("#compare-status") == "choose two algorithms"
+    page.focus("#compare-a")
+    page.keyboard.press("ArrowDown")
+    first = page.input_value("#compare-a")
+    assert first and page.text_content("#compare-status") == "choose the second algorithm"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "compare-b"
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    second = page.input_value("#compare-b")
+    assert second and page.text_content("#ratio-lines").startswith(f"ratio to {second}: ")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "swap"
+    page.keyboard.press("Enter")
+    assert (page.input_value("#compare-a"), page.input_value("#compare-b")) == (second, first)
+    link = page.get_attribute("#share", "href")
+    assert link == f"compare.html?a={second}&b={first}"
+    again = visit().open(link)
+    assert (again.input_value("#compare-a"), again.input_value("#compare-b")) == (second, first)
+    assert again.text_content("#ratio-lines") == page.text_content("#ratio-lines")
+
+
+def test_algorithm_pages_and_the_navigation_lead_to_the_comparison(visit):
+    page = visit().open("algorithms/dqn-noop.html")
+    assert page.get_attribute("nav a[href='../compare.html']", "href")
+    page.click("a.compare-link")
+    page.wait_for_load_state("load")
+    assert page.input_value("#compare-a") == "dqn-noop"
+    assert page.text_content("#compare-status") == "choose the second algorithm"
+
+
+def test_without_javascript_the_comparison_gives_the_command(browser, site_folder):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto((site_folder / "compare.html").as_uri() + "?a=c51&b=qr-dqn-1")
+    assert page.is_disabled("#compare-a") and page.is_disabled("#swap")
+    note = page.inner_html("noscript")
+    assert "JavaScript, which is off" in note and "atari5-spec score --score battle_zone=N" in note
+    assert "--relative-to BASELINE_ID" in note and "--same-setup" in note
+    context.close()

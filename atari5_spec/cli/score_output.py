@@ -23,28 +23,13 @@ from __future__ import annotations
 
 import math
 
+from ..scoring.intervals import DECISION, POPULATION, evidence_line as _evidence_line
 from .tables import Table
 
 __all__ = ["WIDTH", "answer_lines", "ratio_answer_lines", "explain_lines", "relative_explain_lines",
            "score_tables", "score_json", "score_only", "number"]
 
 WIDTH = 100  # the default output's widest line (the paste line excepted)
-
-# What an interval table's population code means, for the evidence line (schemas/calibration-intervals.schema.json).
-POPULATION = {
-    "leave-one-paper-out": "agents left out with their paper",
-    "held-out": "held-out agents",
-    "pairs-two-papers": "pairs from two papers",
-    "pairs-same-paper": "pairs from one paper",
-    "never-selected": "never-selected agents",
-    "never-selected-pairs-two-papers": "never-selected pairs from two papers",
-}
-DECISION = {
-    "higher": "your agent's 57-game median is higher",
-    "lower": "your agent's 57-game median is lower",
-    "cannot tell": "cannot tell which is higher (the interval holds 1)",
-    "cannot be decided here": "cannot be decided here (see --explain)",
-}
 
 
 def number(value: float | None, places: int = 1) -> str:
@@ -56,18 +41,6 @@ def _percent(level: float) -> str:
 
 
 # --- the answer ----------------------------------------------------------------------------------------------
-
-def _evidence_line(row) -> str | None:
-    """'evidence: 55 of 58 never-selected agents held (94.8%; 40 of 43 runs), 10 papers, 42 sources' (a run's
-    learning-curve checkpoints count once; "never-selected": agents the game selection never used, scored by the
-    pinned formula)."""
-    if row is None or not row.agents:
-        return None
-    widened = f"; widened x{row.factor:g}" if row.status == "widened" else ""
-    runs = f"; {row.runs_covered} of {row.runs} runs" if row.runs and "pairs" not in row.population else ""
-    return (f"evidence: {row.agents_covered} of {row.agents} {POPULATION.get(row.population, row.population)} held "
-            f"({row.agents_covered / row.agents:.1%}{runs}), {row.papers} papers, {row.sources} sources{widened}")
-
 
 def _seed_line(result) -> str:
     seeds = sorted({result.n_seeds[g] for g in result.games if g in result.n_seeds})
@@ -144,12 +117,19 @@ def ratio_paste_line(relative) -> str:
     return f"{relative.agent.subset} ratio {relative.ratio:.3f}{interval}  [{relative.signature}]"
 
 
+def _lacking(relative) -> str:
+    """Which side of a ratio lacks which games of the subset ('your agent lacks qbert; the baseline lacks ...')."""
+    subset = relative.agent.subset
+    return "; ".join(f"{who} lacks {', '.join(r.not_computable.get(subset, ()))}"
+                     for who, r in (("your agent", relative.agent), ("the baseline", relative.baseline))
+                     if r.estimate is None)
+
+
 def ratio_answer_lines(relative, baseline_source: str) -> list[str]:
     """With ``--relative-to``: the ratio, its interval and decision, the evidence, its own paste line."""
     subset = relative.agent.subset
     if relative.ratio is None:
-        return [f"ratio to {baseline_source}: not computable: the baseline lacks "
-                + ", ".join(relative.baseline.not_computable.get(subset, ()))]
+        return [f"ratio to {baseline_source}: not computable: {_lacking(relative)}"]
     lines = [f"ratio to {baseline_source}: {relative.ratio:.3f}  (your {subset} {number(relative.agent.estimate)} / "
              f"baseline {number(relative.baseline.estimate)})"]
     pi = relative.prediction_interval
@@ -276,8 +256,8 @@ def relative_explain_lines(relative, baseline_source: str) -> list[str]:
     coverage and seed part, the baseline's own interval and signature."""
     subset = relative.agent.subset
     if relative.ratio is None:
-        return (["", f"Relative to {baseline_source}: not computable, the baseline lacks "
-                 + ", ".join(relative.baseline.not_computable.get(subset, ()))] + _see_also(relative.baseline_entry))
+        return (["", f"Relative to {baseline_source}: not computable, {_lacking(relative)}"]
+                + _see_also(relative.baseline_entry))
     from ..scoring.relative import RATIO_DEFINITION
 
     ratio_pi = relative.prediction_interval

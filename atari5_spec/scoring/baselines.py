@@ -19,7 +19,8 @@ from typing import NamedTuple
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 
-__all__ = ["BaselineEntry", "algorithm_baseline", "algorithm_ids", "PROTOCOL_FIELDS"]
+__all__ = ["BaselineEntry", "algorithm_baseline", "algorithm_baselines", "shares_setup", "algorithm_ids",
+           "PROTOCOL_FIELDS"]
 
 PROTOCOL_FIELDS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
                    "frame_skip", "max_episode_frames", "training_frames", "regime", "evaluation", "eval_episodes",
@@ -42,6 +43,8 @@ class BaselineEntry(NamedTuple):
     exclusion: str               # why the entry stays out of fits ('' when it does not)
     exclusion_note: str
     see_also: tuple[str, ...] = ()  # algorithm ids the exclusion note names (a duplicate's better entry)
+    kind: str = ""               # agent, human-reference, random-reference
+    paper_title: str = ""        # the entry's own paper title ('' when the data records none)
 
     @property
     def max_episode_frames(self) -> int | None:
@@ -75,8 +78,7 @@ def algorithm_baseline(algorithm_id: str, root: Path | None = None) -> BaselineE
     """The entry ``algorithm_id`` as a baseline; InputError naming close ids when there is none."""
     folder = package_root(root) / "data"
     algorithms = {r["algorithm_id"]: r for r in _rows(folder / "algorithms.csv")}
-    entry = algorithms.get(algorithm_id)
-    if entry is None:
+    if algorithm_id not in algorithms:
         import difflib
 
         close = difflib.get_close_matches(algorithm_id, list(algorithms), n=3, cutoff=0.6)
@@ -86,8 +88,31 @@ def algorithm_baseline(algorithm_id: str, root: Path | None = None) -> BaselineE
                             " (`atari5-spec leaderboard` lists the algorithms)")
                          + ("; from Python, read a scores file with atari5_spec.scoring.input.read_scores_file(path)"
                             if path_like else ""))
-    rows = _rows(folder / "scores.csv")
+    entry = _entry(algorithm_id, algorithms, _rows(folder / "scores.csv"), _rows(folder / "sources.csv"))
+    if not entry.scores:
+        raise InputError(f"algorithm {algorithm_id!r} has no per-game scores in the package")
+    return entry
+
+
+def algorithm_baselines(root: Path | None = None) -> dict[str, BaselineEntry]:
+    """Every entry of the package as :func:`algorithm_baseline` reads it (files read once), by id; an entry
+    without per-game scores has empty ``scores``."""
+    folder = package_root(root) / "data"
+    algorithms = {r["algorithm_id"]: r for r in _rows(folder / "algorithms.csv")}
+    rows, sources = _rows(folder / "scores.csv"), _rows(folder / "sources.csv")
+    by_algorithm: dict[str, list[dict]] = {}
+    for r in rows:
+        by_algorithm.setdefault(r["algorithm_id"], []).append(r)
     superseded = {r["supersedes"] for r in rows if r["supersedes"]}
+    return {i: _entry(i, algorithms, by_algorithm.get(i, []), sources, superseded) for i in sorted(algorithms)}
+
+
+def _entry(algorithm_id: str, algorithms: dict, rows: list[dict], source_rows: list[dict],
+           superseded: set | None = None) -> BaselineEntry:
+    """The entry from the package's rows (``rows``: scores.csv, or the entry's own rows with ``superseded``)."""
+    entry = algorithms[algorithm_id]
+    if superseded is None:
+        superseded = {r["supersedes"] for r in rows if r["supersedes"]}
     mine = [r for r in rows if r["algorithm_id"] == algorithm_id and r["score_id"] not in superseded]
     preferred = [r for r in mine if r["use_in_fit"] == "true"] or mine
     scores, provenance = {}, {}
@@ -95,9 +120,7 @@ def algorithm_baseline(algorithm_id: str, root: Path | None = None) -> BaselineE
         if r["game_id"] not in scores:  # rows of one game agree (validation): the first is the number
             scores[r["game_id"]] = float(r["score"])
             provenance[r["game_id"]] = r["provenance"]
-    if not scores:
-        raise InputError(f"algorithm {algorithm_id!r} has no per-game scores in the package")
-    sources = {r["source_id"]: r for r in _rows(folder / "sources.csv")}
+    sources = {r["source_id"]: r for r in source_rows}
     source = sources.get(entry["source_id"], {})
     note = entry.get("exclusion_note", "") or ""
     see_also = tuple(dict.fromkeys(word for word in re.findall(r"[a-z0-9][a-z0-9-]*[a-z0-9]", note)
@@ -106,4 +129,17 @@ def algorithm_baseline(algorithm_id: str, root: Path | None = None) -> BaselineE
         algorithm_id, entry["name"], entry["paper_title"] or source.get("title", ""), entry["year"],
         entry["source_id"], source.get("title", ""), scores, provenance,
         {k: entry[k] for k in PROTOCOL_FIELDS if entry.get(k)}, entry.get("protocol_note", ""),
-        entry.get("exclusion", ""), note, see_also)
+        entry.get("exclusion", ""), note, see_also, entry.get("kind", ""), entry.get("paper_title", "") or "")
+
+
+def shares_setup(a: BaselineEntry, b: BaselineEntry) -> bool:
+    """Whether two entries count as one setup (``--same-setup``): two different agents reported by one paper
+    (the same paper title, not empty) in the same source, with the same recorded protocol (every protocol field
+    either states, equal), neither marked as numbers quoted from another paper (exclusion ``duplicate``) nor as
+    a reference column. A compilation's rows of different papers, a reference (human, random), a quoted column or
+    a pair whose recorded protocols differ are two papers' numbers. The data records no codebase, so this is
+    the closest the package can say; `score --same-setup` remains the user's statement."""
+    quoted = ("duplicate", "reference-scores")
+    return (a.algorithm_id != b.algorithm_id and a.kind == b.kind == "agent" and bool(a.paper_title)
+            and a.exclusion not in quoted and b.exclusion not in quoted
+            and a.paper_title == b.paper_title and a.source_id == b.source_id and a.protocol == b.protocol)

@@ -34,7 +34,7 @@ from typing import Any
 
 __all__ = ["Interval", "PredictionInterval", "RatioInterval", "SeedInterval", "seed_interval", "interval_text",
            "SEED_ONLY", "PREDICTION_COVERS", "RATIO_COVERS", "RATIO_DEFINITION",
-           "RATIO_RULE"]
+           "RATIO_RULE", "POPULATION", "DECISION", "evidence_line"]
 
 SEED_ONLY = "seed-to-seed variation only (a bootstrap over seeds), NOT where the 57-game median lies"
 PREDICTION_COVERS = ("the agent's median human-normalised score over the 57 games, including the model's "
@@ -279,3 +279,34 @@ def interval_text(interval, digits: int = 1) -> str:
     if isinstance(interval, Interval):
         return interval.text(digits)
     return f"({_number(interval[0], digits)}, {_number(interval[1], digits)})"
+
+
+# The words `atari5-spec score` prints about an interval that the site prints too (the command line's
+# cli/score_output.py and the comparison page, site/compare.py): one copy, here below both.
+# What an interval table's population code means, for the evidence line (schemas/calibration-intervals.schema.json).
+POPULATION = {
+    "leave-one-paper-out": "agents left out with their paper",
+    "held-out": "held-out agents",
+    "pairs-two-papers": "pairs from two papers",
+    "pairs-same-paper": "pairs from one paper",
+    "never-selected": "never-selected agents",
+    "never-selected-pairs-two-papers": "never-selected pairs from two papers",
+}
+DECISION = {
+    "higher": "your agent's 57-game median is higher",
+    "lower": "your agent's 57-game median is lower",
+    "cannot tell": "cannot tell which is higher (the interval holds 1)",
+    "cannot be decided here": "cannot be decided here (see --explain)",
+}
+
+
+def evidence_line(row) -> str | None:
+    """'evidence: 55 of 58 never-selected agents held (94.8%; 40 of 43 runs), 10 papers, 42 sources' (a run's
+    learning-curve checkpoints count once; "never-selected": agents the game selection never used, scored by the
+    pinned formula)."""
+    if row is None or not row.agents:
+        return None
+    widened = f"; widened x{row.factor:g}" if row.status == "widened" else ""
+    runs = f"; {row.runs_covered} of {row.runs} runs" if row.runs and "pairs" not in row.population else ""
+    return (f"evidence: {row.agents_covered} of {row.agents} {POPULATION.get(row.population, row.population)} held "
+            f"({row.agents_covered / row.agents:.1%}{runs}), {row.papers} papers, {row.sources} sources{widened}")

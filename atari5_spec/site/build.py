@@ -98,7 +98,7 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
     from ..data.loading import load
     from ..method.pinned import coefficients_dir, known_versions, load_coefficient_set
     from ..scoring import citation as cite
-    from . import charts, pages, render, scorer
+    from . import charts, compare, pages, render, scorer
 
     docs_href, docs_relative = _docs_href(docs_url)
     root = package_root(root)
@@ -165,6 +165,12 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
     page("games.html", "games.html", title="Games", games=pages.games_index(game_pages))
     page("algorithms.html", "algorithms.html", title="Algorithms", algorithms=pages.algorithm_index(algorithm_pages))
     page("score.html", "score.html", title="Score your agent", scorer=scorer.scorer_data(dataset, coefficients))
+    page("compare.html", "compare.html", title="Compare two algorithms",
+         compare=compare.compare_data(dataset, coefficients))
+    # The 57-game rows of every entry, for compare.html's collapsed table: a script file of its own (the page stays
+    # light; a <script src> works from the file system, where a fetch does not), escaped as inline JSON is.
+    files["compare-scores.js"] = ("window.atari5CompareScores = " + render.inline_json(compare.compare_scores(dataset))
+                                  + ";\n").encode("utf-8")
     page("sources.html", "sources.html", title="Sources", sources=pages.source_rows(dataset))
     formats = {"bibtex": cite.as_bibtex, "cff": cite.as_cff, "apa": cite.as_apa}
     page("cite.html", "cite.html", title="Cite", cite_formats={k: f(citation) for k, f in formats.items()},

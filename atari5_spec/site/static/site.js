@@ -38,8 +38,8 @@
     }
   }
 
-  /* Python's f"{x:,.Nf}": thousands separators, N decimals, 'inf', '-' for none. */
-  function formatNumber(x, places) {
+  /* Python's f"{x:,.Nf}": thousands separators, N decimals, 'inf', '-' for none (f"{x:.Nf}" with plain). */
+  function formatNumber(x, places, plain) {
     if (x === null || x === undefined || Number.isNaN(x)) return "n/a";
     if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
     places = places === undefined ? 1 : places;
@@ -52,7 +52,7 @@
     var negative = text.charAt(0) === "-";
     if (negative) text = text.slice(1);
     var parts = text.split(".");
-    parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    if (!plain) parts[0] = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     return (negative ? "-" : "") + parts.join(".");
   }
 
@@ -475,6 +475,263 @@
     fromHash();
   }
 
+  /* ---------------------------------------------------------------- comparison */
+
+  /* Python's f"{x:g}": six significant digits, trailing zeros dropped, an exponent outside 1e-4 .. 1e6. */
+  function gNumber(x) {
+    if (x === 0) return "0";
+    if (!Number.isFinite(x)) return Number.isNaN(x) ? "nan" : x > 0 ? "inf" : "-inf";
+    var exponent = Number(x.toExponential(5).split("e")[1]);
+    if (exponent < -4 || exponent >= 6) {
+      var parts = x.toExponential(5).split("e");
+      var mantissa = parts[0].replace(/\.?0+$/, ""), e = Number(parts[1]);
+      return mantissa + "e" + (e < 0 ? "-" : "+") + (Math.abs(e) < 10 ? "0" : "") + Math.abs(e);
+    }
+    return x.toPrecision(6).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+  }
+
+  function readQuery() {
+    var out = {};
+    [window.location.search.replace(/^\?/, ""), window.location.hash.replace(/^#/, "")].forEach(function (text) {
+      text.split("&").forEach(function (part) {
+        var at = part.indexOf("=");
+        if (at > 0) out[decodeURIComponent(part.slice(0, at))] = decodeURIComponent(part.slice(at + 1).replace(/\+/g, " "));
+      });
+    });
+    return out;
+  }
+
+  /* One entry's Atari-5 score as `score` computes it for one number per game (SPEC.md sections 2-8). */
+  function entryScore(data, entry) {
+    var scores = {}, missing = [], constants = {}, ids = [], normalised = {};
+    data.games.forEach(function (g, i) {
+      ids.push(g.id);
+      constants[g.id] = g;
+      if (entry.five[i] === null) missing.push(g.id);
+      else {
+        scores[g.id] = [entry.five[i]];
+        normalised[g.id] = 100.0 * (entry.five[i] - g.random) / (g.human - g.random);
+      }
+    });
+    if (missing.length) return { estimate: null, missing: missing, normalised: normalised };
+    var estimate = spec.estimate(ids, data.coefficients, constants, scores), band = null;
+    for (var b = 0; b < data.bands.length; b++) {
+      if (data.bands[b].from === null || estimate >= data.bands[b].from) { band = data.bands[b]; break; }
+    }
+    var pair = band && band.range !== null ? spec.predictionInterval(estimate, band.range, band.half_width, null) : null;
+    return { estimate: estimate, missing: [], normalised: normalised, band: band, pi: pair };
+  }
+
+  /* Why no direction is stated for the pair (scoring/relative.py _reasons), in its words. */
+  function pairReasons(data, pair) {
+    var reasons = [];
+    var sides = [["the agent", pair.a, pair.sa], ["the baseline", pair.b, pair.sb]];
+    for (var i = 0; i < sides.length; i++) {
+      var who = sides[i][0], estimate = sides[i][2].estimate, span = data.span;
+      if (span === null) { reasons.push("no pairs of agents measured in this calibration"); break; }
+      if (estimate < span.low) reasons.push(who + "'s estimate " + formatNumber(estimate, 1) + " is below the range " +
+        "where the pair coverage was measured (" + span.text + "): an EXTRAPOLATION");
+      else if (estimate > span.high) reasons.push(who + "'s estimate " + formatNumber(estimate, 1) + " is above the " +
+        "range where the pair coverage was measured (" + span.text + ")");
+    }
+    sides.forEach(function (side) {
+      var cap = side[1].cap, text = cap === null ? null : (data.cap_reasons[String(cap)] || {})[side === sides[0] ? "agent" : "baseline"];
+      if (text) reasons.push(text);
+    });
+    sides.forEach(function (side) {
+      var below = data.games.map(function (g) { return g.id; }).filter(function (g) { return side[2].normalised[g] < 0; });
+      if (below.length) reasons.push(side[0] + " is below random play on " + below.join(", ") + ": the formula clips " +
+        "those games to random play, and the pair coverage was not measured for such agents");
+    });
+    return reasons;
+  }
+
+  /* What `atari5-spec score --score ... --relative-to B` prints for the pair: its ratio lines (cli/score_output.py
+     ratio_answer_lines) and the interval's statement (relative.py ratio_interval). */
+  function comparison(data, a, b) {
+    var sa = entryScore(data, a), sb = entryScore(data, b);
+    var pair = { a: a, b: b, sa: sa, sb: sb, lines: [], statement: "", ratio: null, pi: null, error: null };
+    var same = a.setup !== null && a.setup === b.setup;
+    pair.design = same ? "same setup" : "two papers";
+    var subset = data.subset;
+    if (sa.estimate === null || sb.estimate === null) {
+      var lacking = [["your agent", sa], ["the baseline", sb]].filter(function (side) { return side[1].estimate === null; })
+        .map(function (side) { return side[0] + " lacks " + side[1].missing.join(", "); });
+      pair.lines.push("ratio to " + b.id + ": not computable: " + lacking.join("; "));
+      return pair;
+    }
+    if (sb.estimate <= 0) {
+      pair.error = "the baseline's " + subset + " score is " + gNumber(sb.estimate) + ": a ratio to a baseline at or " +
+        "below random is meaningless";
+      pair.lines.push("error: " + pair.error);
+      return pair;
+    }
+    var ratio = sa.estimate / sb.estimate, design = data.designs[pair.design], interval = null;
+    pair.ratio = ratio;
+    if (sa.pi && sb.pi && sa.estimate > 0) {
+      interval = same ? spec.sameSetupRatioInterval(sa.estimate, sb.estimate, design.half_width, null)
+        : spec.ratioInterval(sa.estimate, sb.estimate, sa.pi, sb.pi);
+    }
+    var percent = data.level_label;
+    pair.lines.push("ratio to " + b.id + ": " + formatNumber(ratio, 3, true) + "  (your " + subset + " " +
+                    formatNumber(sa.estimate, 1) + " / baseline " + formatNumber(sb.estimate, 1) + ")");
+    var calibration = "";
+    if (interval) {
+      var reasons = pairReasons(data, pair), decision, statement;
+      if (interval[0] <= 1.0 && 1.0 <= interval[1]) {
+        decision = "cannot tell";
+        statement = "the " + percent + " interval holds 1: the data cannot tell which agent's 57-game median is higher";
+      } else if (reasons.length) {
+        decision = "cannot be decided here";
+        statement = "cannot be decided here: the " + percent + " interval excludes 1, but no direction is stated " +
+          "because " + reasons.join("; ");
+      } else if (interval[0] > 1.0) {
+        decision = "higher";
+        statement = "the agent's 57-game median is higher than the baseline's (" + percent + ")" + design.short;
+      } else {
+        decision = "lower";
+        statement = "the agent's 57-game median is lower than the baseline's (" + percent + ")" + design.short;
+      }
+      pair.pi = { low: interval[0], high: interval[1], decision: decision, reasons: reasons };
+      pair.statement = statement;
+      calibration = sa.band.calibration || "";
+      pair.lines.push(percent + " prediction interval for the ratio of the 57-game medians" +
+                      (same ? ", same setup" : "") + ": " + formatNumber(interval[0], 3, true) + " to " +
+                      formatNumber(interval[1], 3, true));
+      pair.lines.push("decision: " + (data.decisions[decision] || decision));
+      if (design.evidence) pair.lines.push(design.evidence);
+    } else {
+      pair.lines.push("no prediction interval for the ratio: cannot be decided here (see --explain)");
+    }
+    pair.signature = design.signatures[calibration];
+    pair.lines.push("Paste this line in your paper (the ratio):");
+    pair.lines.push("  " + subset + " ratio " + formatNumber(ratio, 3, true) + (interval ? " (" + percent +
+      " prediction interval " + formatNumber(interval[0], 3, true) + " to " + formatNumber(interval[1], 3, true) + ")" : "") +
+      "  [" + pair.signature + "]");
+    return pair;
+  }
+
+  function commandFor(data, a, b) {
+    var words = ["atari5-spec", "score"];
+    data.games.forEach(function (g, i) { if (a.five[i] !== null) words.push("--score", g.id + "=" + String(a.five[i])); });
+    words.push("--relative-to", b.id);
+    if (a.setup !== null && a.setup === b.setup) words.push("--same-setup");
+    if (a.cap !== null) words.push("--max-episode-frames", String(a.cap));
+    return words.join(" ");
+  }
+
+  function fillRow(tr, cells) {
+    cells.forEach(function (text, i) { tr.cells[i + 1].textContent = text; });
+  }
+
+  function compare(data) {
+    var form = document.getElementById("compare");
+    Array.prototype.forEach.call(document.querySelectorAll("[data-needs-js]"), function (control) {
+      control.disabled = false;
+    });
+    var byId = {};
+    data.entries.forEach(function (e) { byId[e.id] = e; });
+    var all = window.atari5CompareScores || null;
+
+    function render() {
+      var a = byId[form.elements.a.value], b = byId[form.elements.b.value];
+      var state = {};
+      if (a) state.a = a.id;
+      if (b) state.b = b.id;
+      var text = hashOf(state, ["a", "b"]);
+      var link = "compare.html" + (text ? "?" + text : "");
+      document.getElementById("share").setAttribute("href", link);
+      try {
+        window.history.replaceState(null, "", (text ? "?" + text : window.location.pathname));
+      } catch (error) {  // some browsers refuse replaceState on file: URLs: the share link keeps the pair
+      }
+      document.getElementById("page-a").setAttribute("href", a ? "algorithms/" + a.id + ".html" : "algorithms.html");
+      document.getElementById("page-b").setAttribute("href", b ? "algorithms/" + b.id + ".html" : "algorithms.html");
+      ["a", "b"].forEach(function (key) {
+        var entry = key === "a" ? a : b, label = entry ? entry.name : (key === "a" ? "first" : "second");
+        setText("five-" + key + "-raw", label + ": raw");
+        setText("five-" + key + "-norm", label + ": normalised %");
+      });
+      var head = document.getElementById("compare-all").tHead.rows[0];
+      head.cells[1].textContent = (a ? a.name : "first") + ": raw";
+      head.cells[2].textContent = (a ? a.name : "first") + ": normalised %";
+      head.cells[3].textContent = (b ? b.name : "second") + ": raw";
+      head.cells[4].textContent = (b ? b.name : "second") + ": normalised %";
+      var rows = document.getElementById("compare-five").tBodies[0].rows;
+      data.games.forEach(function (g, i) {
+        var cells = [];
+        [a, b].forEach(function (entry) {
+          var v = entry ? entry.five[i] : null;
+          cells.push(v === null ? "-" : formatNumber(v, 2),
+                     v === null ? "-" : formatNumber(100.0 * (v - g.random) / (g.human - g.random), 1));
+        });
+        fillRow(rows[i], cells);
+      });
+      var body = document.getElementById("compare-all").tBodies[0];
+      body.textContent = "";
+      var onlyOne = [];
+      if (all && a && b) {
+        var sa = all.scores[a.id] || [], sb = all.scores[b.id] || [];
+        all.games.forEach(function (g, i) {
+          var x = sa[i] === undefined ? null : sa[i], y = sb[i] === undefined ? null : sb[i];
+          if (x === null && y === null) return;
+          if (x === null || y === null) { onlyOne.push(g.name); return; }
+          var tr = document.createElement("tr");
+          var th = document.createElement("th");
+          th.scope = "row";
+          th.textContent = g.name;
+          tr.appendChild(th);
+          [formatNumber(x, 2), formatNumber(100.0 * (x - g.random) / (g.human - g.random), 1),
+           formatNumber(y, 2), formatNumber(100.0 * (y - g.random) / (g.human - g.random), 1)].forEach(function (t) {
+            var td = document.createElement("td");
+            td.className = "num";
+            td.textContent = t;
+            tr.appendChild(td);
+          });
+          body.appendChild(tr);
+        });
+      }
+      setText("n-57", String(body.rows.length));
+      setText("only-one", onlyOne.length ? "Games only one of the two has a number for: " + onlyOne.join(", ") + "." : "");
+      if (!a || !b) {
+        setText("compare-status", !a && !b ? "choose two algorithms" : "choose the " + (a ? "second" : "first") + " algorithm");
+        ["ratio-lines", "compare-command", "estimate-a", "estimate-b"].forEach(function (id) { setText(id, "-"); });
+        setText("ratio-statement", "");
+        return;
+      }
+      var pair = comparison(data, a, b);
+      setText("compare-status", a.name + " (" + a.id + ") relative to " + b.name + " (" + b.id + "): " +
+              (pair.design === "same setup" ? "one paper's agents with one recorded protocol, so the same-setup interval"
+               : "the two-paper interval") + (a.id === b.id ? "; an entry compared with itself" : ""));
+      setText("estimate-a", pair.sa.estimate === null ? "not computable: needs " + pair.sa.missing.join(", ")
+              : formatNumber(pair.sa.estimate, 1));
+      setText("estimate-b", pair.sb.estimate === null ? "not computable: needs " + pair.sb.missing.join(", ")
+              : formatNumber(pair.sb.estimate, 1));
+      setText("ratio-lines", pair.lines.join("\n"));
+      setText("ratio-statement", pair.pi ? "Why: " + pair.statement : "");
+      setText("compare-command", commandFor(data, a, b));
+    }
+
+    function fromQuery() {
+      var q = readQuery();
+      ["a", "b"].forEach(function (key) {
+        if (q[key] !== undefined && byId[q[key]]) form.elements[key].value = q[key];
+      });
+      render();
+    }
+
+    form.addEventListener("input", render);
+    form.addEventListener("change", render);
+    document.getElementById("swap").addEventListener("click", function () {
+      var a = form.elements.a.value;
+      form.elements.a.value = form.elements.b.value;
+      form.elements.b.value = a;
+      render();
+    });
+    window.addEventListener("hashchange", fromQuery);
+    fromQuery();
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     Array.prototype.forEach.call(document.forms, function (form) {  // the forms only drive the page
       form.addEventListener("submit", function (event) { event.preventDefault(); });
@@ -483,5 +740,6 @@
     var data = pageData();
     if (page === "leaderboard" && data) leaderboard(data);
     if (page === "score" && data) scorer(data);
+    if (page === "compare" && data) compare(data);
   });
 }());
