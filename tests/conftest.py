@@ -144,7 +144,8 @@ FLOORS_INDEPENDENT: dict[str, str | None] = {
     "test_attacks_merge.py::test_contribute_add_prints_the_warnings_check_prints": "the same warnings from two commands",
     "test_attacks_labels.py::test_the_docs_site_shows_a_hostile_changelog_as_text_under_a_content_policy":
         "the Sphinx build (the docs extras, which the floors job does not install)",
-    "test_contribution_attacks.py": "issue 25's attacks: symlinks, hooks, sizes and paths around a submission folder",
+    "test_contribution_attacks.py::test_an_edited_published_score_with_its_hash_re_recorded_needs_a_maintainer":
+        "the review's diff of a git branch",
     "test_command_line_manners.py": "argument parsing, typos, exit statuses and full disks: the command line's own code",
     "test_newcomer.py": "which package a command works on, --version, --help: the command line's own code",
     "test_versions.py": "version strings in the project's files agree",

