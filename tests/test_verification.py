@@ -9,7 +9,7 @@ from atari5_spec.cli import main
 from atari5_spec.data.datapackage import package_root, refresh_resource_stats
 from atari5_spec.method import coefficients as coef
 from atari5_spec.method import reproduction, training
-from atari5_spec.method.verification import compare_published, verify
+from atari5_spec.method.verification import compare_published
 
 
 @pytest.fixture(scope="module")
