@@ -7,9 +7,10 @@ Every figure is a whole process, started fresh as a user would start it, measure
 (wait4: wall, user + system CPU of the process and its children, peak resident memory of the largest of
 them); medians over the runs, the commands of a pair run alternately (A B A B ...) in one run of this script.
 
-* The fold searches of the reselected calibrations (what `verify` spends most of its time on): as before
-  (the exhaustive staged search per paper, one after another in one process) and now (the bounded staged
-  search, on up to two processes); both must return the same selections, and the script says whether they do.
+* The fold searches of the reselected calibrations (what `verify` spends most of its time on), both bounded
+  and on up to two processes: as before (each fold its own Atari-5 lower-bound pass, as at cd47a3d) and now
+  (one pass shared by the folds of a group of papers, ``search/shared_bounds.py``); both must return the
+  same selections, and the script says whether they do.
 * `verify`, `verify --skip-search` and `validate` as they are now; with ``--baseline`` also `verify` of another
   checkout (e.g. ``git worktree add /tmp/atari5-1.2.0 v1.2.0``), run on this checkout's data, side by side.
 """
@@ -33,8 +34,7 @@ import json, sys
 from atari5_spec.data.loading import load
 from atari5_spec.method.evaluation.reselection import fold_selections
 if __name__ == "__main__":
-    bounded = sys.argv[1] == "new"
-    found = fold_selections(load(), "paper-2023", processes=None if bounded else 1, bounded=bounded)
+    found = fold_selections(load(), "paper-2023", shared=sys.argv[1] == "new")
     print(json.dumps(found, sort_keys=True))
 """
 
@@ -90,18 +90,19 @@ def main() -> None:
     before, after, outs_before, outs_after = paired([python, "-c", FOLDS, "old"], [python, "-c", FOLDS, "new"],
                                                     args.runs, env, env)
     same = {json.dumps(json.loads(o)) for o in outs_before + outs_after}
-    print(row("fold searches before (exhaustive, one process)", before))
-    print(row("fold searches now (bounded, up to two processes)", after))
+    print(row("fold searches before (a bound pass per fold)", before))
+    print(row("fold searches now (a bound pass per group of papers)", after))
     print(f"  ratio before/now: wall {before['wall'] / after['wall']:.1f}x, CPU {before['cpu'] / after['cpu']:.1f}x; "
           f"the same selections every run: {'yes' if len(same) == 1 else 'NO'} "
-          f"({len(json.loads(outs_after[0]))} papers)")
+          f"({len(json.loads(outs_after[0]))} papers); peak memory before/now {before['peak_mb'] / after['peak_mb']:.2f}x")
 
     if args.baseline is not None:
         env_base = dict(os.environ, PYTHONPATH=str(args.baseline.resolve()))
         base, now, _, _ = paired(cli + ["verify"], cli + ["verify"], args.runs, env_base, env)
         print(row(f"verify, code of {args.baseline}", base))
         print(row("verify, this code", now))
-        print(f"  ratio: wall {base['wall'] / now['wall']:.1f}x, CPU {base['cpu'] / now['cpu']:.1f}x")
+        print(f"  ratio: wall {base['wall'] / now['wall']:.1f}x, CPU {base['cpu'] / now['cpu']:.1f}x, "
+              f"peak memory {base['peak_mb'] / now['peak_mb']:.2f}x")
     else:
         now = medians([run_measured(cli + ["verify"], env)[0] for _ in range(args.runs)])
         print(row("verify (with the searches)", now))

@@ -38,7 +38,7 @@ import pandas as pd
 from .. import coefficients as coef
 from .. import training
 from ..calibration import IN_RANGE_MIN, RESELECTED_COLUMNS
-from ..fitting import fit_no_intercept
+from ..fitting import N_SPLITS, fit_no_intercept
 from ..reference import log_transform
 from ..search.staged import STAGES as SEARCHED_SUBSETS  # the subsets the staged search chooses; DQN-7's are fixed
 from .agents import Agents, agent_scores, algorithm_info
@@ -80,38 +80,59 @@ def _matrix(dataset, version: str):
 
 
 def fold_selections(dataset, version: str, papers=None, progress: Callable | None = None,
-                    processes: int | None = None, bounded: bool = True) -> dict:
+                    processes: int | None = None, bounded: bool = True, shared: bool = True) -> dict:
     """paper -> {subset: games}: the staged search rerun on the search set without each paper (``papers``: only
     these; default every paper of the search set), on ``processes`` local processes (default: up to two).
 
     Each fold's search is ``staged_search(..., bounded=True)``: the same choices as the exhaustive search (a
     subset is left out only when a lower bound of its CV MSE proves it cannot be chosen), at about a third
-    of the cost (``bounded=False``: the exhaustive search, for comparison)."""
+    of the cost (``bounded=False``: the exhaustive search, for comparison). With ``shared`` (and ``bounded``)
+    the folds go in groups of papers (``search.shared_bounds``): one Atari-5 lower-bound pass on the rows
+    without the whole group serves each of its folds, instead of one pass per fold; the same choices."""
     from ..search.engine import map_tasks
+    from ..search.shared_bounds import paper_groups
 
     manifest, X, y, paper = _matrix(dataset, search_version(dataset, version))
     excluded = tuple(manifest["method"]["search"]["excluded_games"])
     chosen = sorted(set(paper)) if papers is None else sorted(set(papers) & set(paper))
-    tasks = [(X[(paper != name).to_numpy()], y[(paper != name).to_numpy()], excluded, bounded) for name in chosen]
+    codes = paper.to_numpy()
+    groups = paper_groups(codes, chosen) if bounded and shared else [[name] for name in chosen]
+    tasks = [(X, y, codes, group, excluded, bounded, bounded and shared) for group in groups]
     done = 0
 
     def finished(index: int, result) -> None:
         nonlocal done
-        done += 1
+        done += len(groups[index])
         if progress is not None:
             progress(done, len(chosen))
     processes = min(2, os.cpu_count() or 1) if processes is None else processes
-    found = map_tasks(_fold_search, tasks, processes=processes, on_done=finished)
-    return dict(zip(chosen, found))
+    found = map_tasks(_group_search, tasks, processes=processes, on_done=finished)
+    by_paper = {name: selection for group, selections in zip(groups, found)
+                for name, selection in zip(group, selections)}
+    return {name: by_paper[name] for name in chosen}
 
 
-def _fold_search(task) -> dict:
-    """{subset: games} the staged search chooses on one fold's rows (a picklable task for ``map_tasks``)."""
+def _group_search(task) -> list[dict]:
+    """[{subset: games}] the staged search chooses without each paper of a group (a picklable task for
+    ``map_tasks``), sharing one Atari-5 lower-bound pass among them when asked to."""
     from ..search import staged_search
+    from ..search.selection import searchable_games
+    from ..search.shared_bounds import fold_bound, group_bound
 
-    X, y, excluded, bounded = task
-    found = staged_search(X, y, excluded=excluded, n_threads=1, bounded=bounded)
-    return {subset: tuple(model.games) for subset, model in found.items()}
+    X, y, codes, group, excluded, bounded, shared = task
+    in_group = np.isin(codes, group)
+    bound = None
+    if shared and np.sum(~in_group) >= 2 * N_SPLITS:  # a group of (almost) every row: each fold its own pass
+        games = list(X.columns)
+        pool = [games.index(g) for g in searchable_games(games, excluded)]
+        bound = group_bound(X.to_numpy(float), y.to_numpy(float), ~in_group, pool, 5, n_threads=1)
+    out = []
+    for name in group:
+        keep = codes != name
+        fold = None if bound is None else fold_bound(bound, int(np.sum(in_group & keep)), 5)
+        found = staged_search(X[keep], y[keep], excluded=excluded, n_threads=1, bounded=bounded, atari5_bounds=fold)
+        out.append({subset: tuple(model.games) for subset, model in found.items()})
+    return out
 
 
 def reselected_errors(dataset, version: str, selections: Selections, agents: Agents | None = None,

@@ -182,7 +182,8 @@ BOUND_RTOL = 1e-6
 
 
 def bounded_best(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int, always: Sequence[int] = (),
-                 n_splits: int = N_SPLITS, seed: int = SEED, n_threads: int | None = None) -> tuple[int, ...]:
+                 n_splits: int = N_SPLITS, seed: int = SEED, n_threads: int | None = None,
+                 bounds: SubsetScores | None = None) -> tuple[int, ...]:
     """``best_subset``'s choice, cross-validating only the subsets that could be it (a third of the cost for Atari-5).
 
     Every subset's CV MSE is at least its in-sample RSS / (n_splits * ceil(n / n_splits))
@@ -194,9 +195,14 @@ def bounded_best(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int, alwa
     ranked, and ``_choose`` decides among them as among all. When no subset of finite bound is
     admissible (the exhaustive search then says why nothing can be chosen), or the bound leaves more
     than a quarter of the subsets, the exhaustive search decides.
+
+    ``bounds``: any other lower bound of every k-subset's CV MSE on these rows (every subset once, NaN where
+    unknown), e.g. one pass shared by several leave-one-paper-out folds (``shared_bounds``); the choice is the
+    same, a looser bound only cross-validates more subsets.
     """
     X, y = np.asarray(X, float), np.asarray(y, float)
-    bounds = evaluate_all_subsets(X, y, pool, k, always, n_splits, seed, n_threads=n_threads, lower_bound=True)
+    if bounds is None:
+        bounds = evaluate_all_subsets(X, y, pool, k, always, n_splits, seed, n_threads=n_threads, lower_bound=True)
     lower = bounds.cv_mse
     finite = np.flatnonzero(np.isfinite(lower))
     ceiling, start, stop = np.inf, 0, 256

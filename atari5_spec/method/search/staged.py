@@ -17,7 +17,8 @@ STAGES = ("Atari-5", "Atari-3", "Atari-1", "Atari-3-Val", "Atari-5-Val", "Atari-
 
 def staged_search(X: pd.DataFrame, y: pd.Series, excluded: Sequence[str] = ("surround",),
                   progress: Progress | None = None, n_splits: int = N_SPLITS, seed: int = SEED,
-                  n_threads: int | None = None, bounded: bool = False) -> "OrderedDict[str, SubsetFit]":
+                  n_threads: int | None = None, bounded: bool = False,
+                  atari5_bounds=None) -> "OrderedDict[str, SubsetFit]":
     """The paper's nested searches (section 4.3), returning the six models in the order of Table 9.
 
     Atari-5 = best 5 of all searchable games; Atari-3 = best 3 of Atari-5;
@@ -31,6 +32,9 @@ def staged_search(X: pd.DataFrame, y: pd.Series, excluded: Sequence[str] = ("sur
     cross-validated; progress is then reported per stage). Atari-5-Val and
     Atari-10 stay exhaustive: with their kept games already fitting most of
     y, the bound rules out too few subsets to pay for itself.
+    ``atari5_bounds`` (with ``bounded``): a lower bound of every Atari-5
+    candidate's CV MSE computed elsewhere (``shared_bounds.fold_bound``)
+    instead of this search's own pass; the same choices.
     """
     games = list(X.columns)
     Xn, yn = X.to_numpy(float), y.to_numpy(float)
@@ -41,14 +45,14 @@ def staged_search(X: pd.DataFrame, y: pd.Series, excluded: Sequence[str] = ("sur
     total = sum(math.comb(size, k) for size, k in [(n, 5), (5, 3), (3, 1), (n - 5, 3), (n - 8, 2), (n - 10, 5)])
     done = 0
 
-    def search(candidates, k, always=()):
+    def search(candidates, k, always=(), bounds=None):
         nonlocal done
 
         def report(count, _):
             if progress is not None:
                 progress(done + count, total)
         if bounded and not always:
-            chosen = bounded_best(Xn, yn, candidates, k, always, n_splits, seed, n_threads)
+            chosen = bounded_best(Xn, yn, candidates, k, always, n_splits, seed, n_threads, bounds)
         else:
             chosen = best_subset(Xn, yn, candidates, k, always, n_splits, seed, report, n_threads)
         done += math.comb(len(candidates), k)
@@ -56,7 +60,7 @@ def staged_search(X: pd.DataFrame, y: pd.Series, excluded: Sequence[str] = ("sur
             report(0, total)
         return chosen
 
-    atari5 = search(pool, 5)
+    atari5 = search(pool, 5, bounds=atari5_bounds)
     atari3 = search(atari5, 3)
     atari1 = search(atari3, 1)
     outside = [g for g in pool if g not in atari5]
