@@ -34,6 +34,7 @@ No pandas and no scipy here (:mod:`.distributions`): ``score --relative-to`` mus
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple, Sequence
 
@@ -104,8 +105,10 @@ def measured_range(agents: Sequence[PairAgent]) -> MeasuredRange | None:
     return MeasuredRange(IN_RANGE_MIN, max(a.estimate for a in agents), len(agents))
 
 
+@functools.lru_cache(maxsize=1024)
 def t_two_sided(df: float, level: float) -> float:
-    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom."""
+    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom (a pure function of its two
+    numbers, remembered: the leave-one-paper-out loops ask for the same few many times)."""
     return t_quantile(1.0 - (1.0 - level) / 2.0, df)
 
 
