@@ -95,29 +95,29 @@ def choose_margin(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS) -
     return None
 
 
-def _papers(pair: Pair) -> frozenset:
-    return frozenset((pair.first.paper, pair.second.paper))
+def _paper_codes(sets: Sequence[PairSet]) -> list[np.ndarray]:
+    """Per set, an (n, 2) array of each pair's two paper codes (one code for all sets)."""
+    code: dict[str, int] = {}
+    return [np.array([[code.setdefault(p.first.paper, len(code)), code.setdefault(p.second.paper, len(code))]
+                      for p in s.pairs], int).reshape(-1, 2) for s in sets]
 
 
 def nested_wrong_way(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS
                      ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Per set, (decided, wrong way) when each pair's margin is chosen on the pairs (of every set) that share none of
     its papers: the out-of-sample count of the rule. A pair whose fold admits no margin is not decided."""
-    wrong_at = {k: [decisions(s, k)[1] for s in sets] for k in margins}
-    # the papers touched by each wrong-way pair, per margin: a fold is clean at k when it excludes one of them all
-    culprits = {k: [_papers(p) for s, w in zip(sets, wrong_at[k]) for p, bad in zip(s.pairs, w) if bad]
-                for k in margins}
-    cache: dict[frozenset, float | None] = {}
-
-    def fold_margin(excluded: frozenset) -> float | None:
-        if excluded not in cache:
-            cache[excluded] = next((k for k in margins if all(c & excluded for c in culprits[k])), None)
-        return cache[excluded]
-
+    codes = _paper_codes(sets)
+    # per margin, the paper codes of every wrong-way pair: a fold is clean at k when it excludes one of each's papers
+    culprits = {k: [tuple(x) for s, c in zip(sets, codes) for x in c[decisions(s, k)[1]].tolist()] for k in margins}
+    folds: dict[tuple[int, int], float] = {}
+    for c in codes:
+        for key in {tuple(x) for x in c.tolist()}:
+            if key not in folds:
+                folds[key] = next((k for k in margins if all(a in key or b in key for a, b in culprits[k])),
+                                  math.inf)
     decided_out, wrong_out = [], []
-    for s in sets:
-        chosen = [fold_margin(_papers(p)) for p in s.pairs]
-        k = np.array([math.inf if c is None else c for c in chosen])
+    for s, c in zip(sets, codes):
+        k = np.array([folds[tuple(x)] for x in c.tolist()], float)
         decided = np.abs(s.estimated) > k * s.half
         decided_out.append(decided)
         wrong_out.append(decided & (np.sign(s.estimated) != np.sign(s.true)))

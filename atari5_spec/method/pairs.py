@@ -191,20 +191,22 @@ def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndar
     n = len(covered)
     if n == 0:
         return math.nan, math.nan, 0.0
-    total = np.zeros((n_papers, n_papers))
-    hits = np.zeros((n_papers, n_papers))
-    np.add.at(total, (first, second), 1.0)
-    np.add.at(hits, (first, second), covered.astype(float))
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(n_papers, np.full(n_papers, 1.0 / n_papers), size=resamples).astype(float)
-    if np.array_equal(first, second):  # one-paper pairs: a paper drawn k times counts its pairs k times
-        weight_total, weight_hits = counts @ np.diag(total), counts @ np.diag(hits)
-    else:
-        weight_total = np.einsum("bi,ij,bj->b", counts, total, counts)
-        weight_hits = np.einsum("bi,ij,bj->b", counts, hits, counts)
-    ok = weight_total > 0
     p = float(covered.mean())
     used = len({*first.tolist(), *second.tolist()})
+    ok = np.zeros(0, bool)
+    if 0.0 < p < 1.0:  # at 0 or 1 the bootstrap has no variance to give: the papers are the effective n
+        total = np.zeros((n_papers, n_papers))
+        hits = np.zeros((n_papers, n_papers))
+        np.add.at(total, (first, second), 1.0)
+        np.add.at(hits, (first, second), covered.astype(float))
+        rng = np.random.default_rng(seed)
+        counts = rng.multinomial(n_papers, np.full(n_papers, 1.0 / n_papers), size=resamples).astype(float)
+        if np.array_equal(first, second):  # one-paper pairs: a paper drawn k times counts its pairs k times
+            weight_total, weight_hits = counts @ np.diag(total), counts @ np.diag(hits)
+        else:
+            weight_total = np.einsum("bi,ij,bj->b", counts, total, counts)
+            weight_hits = np.einsum("bi,ij,bj->b", counts, hits, counts)
+        ok = weight_total > 0
     if 0.0 < p < 1.0 and ok.sum() > 1:
         variance = float(np.var(weight_hits[ok] / weight_total[ok], ddof=1))
         effective = p * (1 - p) / variance if variance > 0 else float(n)
