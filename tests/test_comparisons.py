@@ -49,7 +49,7 @@ def test_a_direction_is_stated_only_inside_the_measured_range(run):
     assert inside.decision == "higher" and inside.reasons == ()
 
 
-def test_a_direction_needs_the_interval_widened_by_the_pinned_decision_margin():
+def test_a_direction_needs_the_interval_widened_by_the_pinned_decision_margin(run):
     """Issue 33: the 95% interval may exclude 1 while the interval widened by the design's decision margin (the
     direction row of the pinned table) does not: then no direction, and the statement names the margin."""
     from atari5_spec.method import reference
@@ -64,6 +64,9 @@ def test_a_direction_needs_the_interval_widened_by_the_pinned_decision_margin():
     assert pi.low > 1 and pi.decision == "cannot tell" and f"decision margin {margin:g}" in pi.statement
     assert reference.ratio_decision((pi.low, pi.high), close.ratio, margin) == "cannot tell"
     assert reference.ratio_decision((pi.low, pi.high), close.ratio, 1.0) == "higher"
+    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", "dqn-noop")
+    assert status == 0 and "the interval excludes 1, the one widened by the decision margin does not" in out
+    assert "holds 1" not in out
     far = atari5_spec.relative_score(FAR, "dqn-noop")
     assert far.prediction_interval.decision == reference.ratio_decision(
         (far.prediction_interval.low, far.prediction_interval.high), far.ratio, margin) == "higher"
