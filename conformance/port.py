@@ -80,6 +80,17 @@ def ratio_interval(params, case, ea, eb, pa, pb):  # section 9
     return (r * 10.0 ** -below if math.isfinite(below) else 0.0, r * 10.0 ** above if math.isfinite(above) else math.inf)
 
 
+def decide(params, case, r, interval):          # section 9, decision
+    kind = "direction-same-setup" if case["same_setup"] else "direction-two-papers"
+    row = row_for(params, case["calibration"], kind, case["subset"], "in range", case["level"])
+    if row is None or row["status"] == "withheld":
+        return "cannot tell"
+    k, c = row["factor"], math.log10(r)
+    low = 10.0 ** (c - k * (c - math.log10(interval[0]))) if interval[0] > 0 else 0.0
+    high = 10.0 ** (c + k * (math.log10(interval[1]) - c)) if math.isfinite(interval[1]) else math.inf
+    return "higher" if low > 1 else "lower" if high < 1 else "cannot tell"
+
+
 def printed(x, decimals, grouping):             # section 10
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
@@ -123,8 +134,7 @@ def check(vectors):
         if not close(expected["ratio"], r):
             problems.append(f"{case['id']} ratio: expected {expected['ratio']!r}, got {r!r}")
         check_pair(f"{case['id']} ratio interval", expected["ratio_interval"], interval, problems)
-        decision = None if interval is None else (
-            "higher" if interval[0] > 1 else "lower" if interval[1] < 1 else "cannot tell")
+        decision = None if interval is None else decide(vectors, case, r, interval)
         shown = {"ratio": printed(r, 3, False),
                  "ratio_interval": None if interval is None else [printed(v, 3, False) for v in interval]}
         if decision != expected["decision"] or shown != expected["printed"]:

@@ -110,6 +110,10 @@ def cases(version) -> list[dict]:
     ratio_case("ratio-close-cannot-tell", "two papers, close estimates: the interval holds 1", 110.0, 100.0, False)
     ratio_case("ratio-baseline-below-40", "the baseline's own interval is withheld: so is the ratio's", 250.0, 20.0,
                False)
+    ratio_case("ratio-two-papers-far-apart", "two papers, far apart: the interval widened by the decision margin "
+               "excludes 1 too", 600.0, 100.0, False)
+    ratio_case("ratio-two-papers-within-margin", "two papers: the 95% interval excludes 1, the one widened by the "
+               "decision margin does not (cannot tell)", 200.0, 100.0, False)
     ratio_case("ratio-same-setup-one-seed", "same setup, one seed each", 250.0, 100.0, True)
     ratio_case("ratio-same-setup-three-seeds", "same setup with the ratio's seed interval", 130.0, 100.0, True, 3)
     return out

@@ -9,7 +9,8 @@ two papers; the same-setup designs compared leave-one-paper-out on pairs from on
 whether pairs from one paper share their error; and the edges where no direction is stated (the measured
 range, episode caps, games below random), with the agents the data hold there; every calibration edition's
 two-paper ratio interval on pairs of never-selected agents (the pinned formula's errors), per band of true ratio;
-and where the shared error by paper comes from (fold models or the pinned formula). Blocks are marked
+and where the shared error by paper comes from (fold models or the pinned formula); the pairs the 95% interval
+decided the wrong way, and every decision margin measured leave-one-paper-out (issue 33). Blocks are marked
 ``<!-- NAME:start -->`` ... ``<!-- NAME:end -->``.
 """
 
@@ -21,6 +22,7 @@ from pathlib import Path
 import atari5_spec
 from atari5_spec.method.calibration import read_calibration
 from atari5_spec.method.evaluation.calibration_choice import choice_blocks, shared_error_by_scoring
+from atari5_spec.method.direction_report import margins_markdown, subset_margins_markdown, wrong_way_markdown
 from atari5_spec.method.evaluation.claims_report import REPORTED
 from atari5_spec.method.pair_evaluation import comparison_markdown, setup_spread_markdown
 from atari5_spec.method.pairs import STANDARD_EPISODE_FRAMES, measured_range, pair_agents
@@ -77,7 +79,11 @@ def blocks(root: Path = ROOT) -> dict[str, str]:
     out["ratio-choice"] = choice_blocks(dataset, coefficients.version, REPORTED)["ratio-choice"]
     out["shared-error-sources"] = shared_error_by_scoring(dataset, coefficients.version, SUBSET)
     formula = read_calibration(coefficients.path, "formula")
-    out["setup-spread"] = "\n".join(setup_spread_markdown(c, SUBSET) for c in (calibration, formula) if c is not None)
+    spread = {c.name: c for c in (calibration, formula) if c is not None}  # one block per distinct edition
+    out["setup-spread"] = "\n".join(setup_spread_markdown(c, SUBSET) for c in spread.values())
+    out["wrong-way"] = wrong_way_markdown(calibration, SUBSET)
+    out["direction-margins"] = margins_markdown(calibration, SUBSET)
+    out["direction-subsets"] = subset_margins_markdown(calibration)
     return out
 
 

@@ -20,6 +20,8 @@ from atari5_spec.scoring.signature import parse_signature
 
 ROOT = Path(__file__).resolve().parents[1]
 STRONG = {"battle_zone": 60000, "double_dunk": 10, "name_this_game": 20000, "phoenix": 30000, "qbert": 25000}
+# far enough above dqn-noop (about 4x) that the 95% interval widened by the decision margin excludes 1 too
+FAR = {"battle_zone": 100000, "double_dunk": 20, "name_this_game": 25000, "phoenix": 100000, "qbert": 40000}
 LOW = {"battle_zone": 3000, "double_dunk": -18, "name_this_game": 3000, "phoenix": 1500, "qbert": 500}
 SEEDED = {"battle_zone": [30000, 32000, 35000], "double_dunk": [-1, 0, -2], "name_this_game": [12000, 11000, 13000],
           "phoenix": [9000, 9500, 8000], "qbert": [15000, 16000, 14000]}
@@ -43,13 +45,36 @@ def test_a_direction_is_stated_only_inside_the_measured_range(run):
     assert "agent's own 57-game median interval is withheld" in out
     assert "is lower than the baseline's" not in out
     # both in range: the direction is stated
-    inside = atari5_spec.relative_score(STRONG, "dqn-noop").prediction_interval
+    inside = atari5_spec.relative_score(FAR, "dqn-noop").prediction_interval
     assert inside.decision == "higher" and inside.reasons == ()
 
 
+def test_a_direction_needs_the_interval_widened_by_the_pinned_decision_margin(run):
+    """Issue 33: the 95% interval may exclude 1 while the interval widened by the design's decision margin (the
+    direction row of the pinned table) does not: then no direction, and the statement names the margin."""
+    from atari5_spec.method import reference
+    from atari5_spec.method.calibration import read_calibration_intervals
+
+    version = load_coefficient_set(None)
+    table = read_calibration_intervals(version.path, read_calibration(version.path))
+    margin = table.rows[("direction-two-papers", "Atari-5", "in range", 0.95)].factor
+    assert margin > 1  # on the default calibration the 95% interval alone decided some pairs the wrong way
+    close = atari5_spec.relative_score(STRONG, "dqn-noop")
+    pi = close.prediction_interval
+    assert pi.low > 1 and pi.decision == "cannot tell" and f"decision margin {margin:g}" in pi.statement
+    assert reference.ratio_decision((pi.low, pi.high), close.ratio, margin) == "cannot tell"
+    assert reference.ratio_decision((pi.low, pi.high), close.ratio, 1.0) == "higher"
+    status, out, _ = run("score", *_arguments(STRONG), "--relative-to", "dqn-noop")
+    assert status == 0 and "the interval excludes 1, the one widened by the decision margin does not" in out
+    assert "holds 1" not in out
+    far = atari5_spec.relative_score(FAR, "dqn-noop")
+    assert far.prediction_interval.decision == reference.ratio_decision(
+        (far.prediction_interval.low, far.prediction_interval.high), far.ratio, margin) == "higher"
+
+
 def test_an_episode_cap_is_stated_reported_and_withholds_the_direction(run):
-    plain = atari5_spec.relative_score(STRONG, "dqn-noop").prediction_interval
-    capped = atari5_spec.relative_score(STRONG, "dqn-noop", max_episode_frames=18000)
+    plain = atari5_spec.relative_score(FAR, "dqn-noop").prediction_interval
+    capped = atari5_spec.relative_score(FAR, "dqn-noop", max_episode_frames=18000)
     assert plain.decision == "higher"
     assert capped.prediction_interval.decision == "cannot be decided here"
     assert (capped.prediction_interval.low, capped.prediction_interval.high) == (plain.low, plain.high)

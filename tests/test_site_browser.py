@@ -325,7 +325,9 @@ def test_the_scorers_port_of_the_spec_reproduces_every_conformance_vector(visit)
                 r.half_width, c.ratio_seed_interval) : null)
             : s.ratioInterval(a.estimate, b.estimate, a.prediction_interval, b.prediction_interval);
         }
-        return {agent: a, baseline: b, ratio: ratio, ratio_interval: p, decision: p ? s.decision(p) : null,
+        const d = row(c, c.same_setup ? "direction-same-setup" : "direction-two-papers", "in range");
+        const margin = d && d.status !== "withheld" ? d.factor : null;
+        return {agent: a, baseline: b, ratio: ratio, ratio_interval: p, decision: p ? s.decision(p, ratio, margin) : null,
                 printed: {ratio: s.printed(ratio, 3), ratio_interval: p && p.map(x => s.printed(x, 3))}};
       });
     }""", vectors)

@@ -137,7 +137,10 @@ def ratio_answer_lines(relative, baseline_source: str) -> list[str]:
         design = ", same setup" if pi.design == "same setup" else ""
         lines.append(f"{_percent(pi.level)} prediction interval for the ratio of the 57-game medians{design}: "
                      f"{pi.low:.3f} to {pi.high:.3f}")
-        lines.append(f"decision: {DECISION.get(pi.decision, pi.decision)}")
+        within_margin = pi.decision == "cannot tell" and (pi.low > 1.0 or pi.high < 1.0)
+        lines.append("decision: " + ("cannot tell which is higher (the interval excludes 1, the one widened by the "
+                                     "decision margin does not; see --explain)" if within_margin
+                                     else DECISION.get(pi.decision, pi.decision)))
         evidence = _evidence_line(pi.row)
         if evidence:
             lines.append(evidence)

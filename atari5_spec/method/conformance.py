@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from . import reference
+from .decision_margin import pinned_margin
 
 __all__ = ["VECTORS_PATH", "read_vectors", "run_case", "vector_problems", "parameters_from_package", "TABLE_FIELDS"]
 
 VECTORS_PATH = "conformance/vectors.json"
-TABLE_FIELDS = ("interval", "subset", "range", "level", "status", "half_width")  # what a scorer needs of a row
+TABLE_FIELDS = ("interval", "subset", "range", "level", "status", "half_width", "factor")  # what a scorer needs
 
 
 def read_vectors(root: Path) -> dict:
@@ -32,7 +33,7 @@ def _table(vectors: dict, name: str) -> reference.IntervalTable:
     rows = {}
     for r in vectors["interval_tables"][name]:
         row = reference.IntervalRow(r["interval"], r["subset"], r["range"], r["level"], r["status"],
-                                    r["half_width"], 1.0, 0, "", 0, 0, 0, 0, 0, 0, None, None, "")
+                                    r["half_width"], r["factor"], 0, "", 0, 0, 0, 0, 0, 0, None, None, "")
         rows[(row.interval, row.subset, row.range, row.level)] = row
     return reference.IntervalTable(name, rows)
 
@@ -82,8 +83,11 @@ def run_case(vectors: dict, case: dict) -> dict[str, Any]:
         else:
             interval = reference.ratio_interval(agent["estimate"], baseline["estimate"],
                                                 agent["prediction_interval"], baseline["prediction_interval"])
+    margin = pinned_margin(_table(vectors, case["calibration"]),
+                           "ratio-same-setup" if case["same_setup"] else "ratio-two-papers",
+                           case["subset"], case["level"])
     return {"agent": agent, "baseline": baseline, "ratio": ratio, "ratio_interval": _pair(interval),
-            "decision": reference.ratio_decision(interval) if interval else None,
+            "decision": reference.ratio_decision(interval, ratio, margin) if interval else None,
             "printed": {"ratio": reference.printed(ratio, "ratio"),
                         "ratio_interval": _printed(interval, "ratio interval")}}
 
@@ -122,7 +126,7 @@ def parameters_from_package(root: Path, coefficients: str, tables: list[str], ga
             raise ValueError(f"calibration/intervals/{name}.csv: not pinned here")
         text = (Path(version.path).parent.parent / "calibration" / "intervals" / f"{name}.csv").read_text("utf-8")
         params["interval_tables"][name] = [
-            {k: (float(r[k]) if k in ("level", "half_width") and r[k] != "" else None if r[k] == "" else r[k])
+            {k: (float(r[k]) if k in ("level", "half_width", "factor") and r[k] != "" else None if r[k] == "" else r[k])
              for k in TABLE_FIELDS} for r in csv.DictReader(text.splitlines())]
     return params
 

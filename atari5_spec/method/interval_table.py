@@ -28,6 +28,13 @@ Ratio rows (``in range`` only; a ratio is in range when both agents are):
 parts combined; a pair with an agent below 40 combines the two agents' own
 rows), evidence on pairs from two papers; ``ratio-same-setup`` the same-setup
 model's half-width (:mod:`.pairs`), evidence on pairs from one paper.
+
+Direction rows (issue 33; ``direction-two-papers``, ``direction-same-setup``): when each ratio design states a
+direction. ``factor`` is the decision margin of :mod:`.decision_margin` (a direction only when the interval
+with its log half-widths times the factor excludes 1), ``half_width`` the ratio row's times it, status
+``shown`` (margin 1), ``widened`` (reason ``wrong-way``) or ``withheld`` (``no-margin``: no direction); the
+counts are pairs without a wrong-way decision, each pair's margin chosen without its papers (out of sample).
+Level 0.95 only (DIRECTION_LEVELS): at another level a ratio interval is printed but no direction stated.
 """
 
 from __future__ import annotations
@@ -43,12 +50,18 @@ INTERVAL_COLUMNS = ["interval", "subset", "range", "level", "status", "half_widt
                     "population", "agents_covered", "agents", "runs_covered", "runs", "papers", "sources",
                     "coverage_low", "coverage_high", "reason"]
 LEVELS = (0.8, 0.9, 0.95)  # the levels tabulated; `score` gives no prediction interval at any other
+DIRECTION_LEVELS = (0.95,)  # the levels with direction rows; at any other a ratio states no direction
 # claim code -> what it means (the site and the CLI render their sentences from the code and the counts)
 REASON_CODES = {"too-few-agents": "fewer agents measured in the range than the level needs (1 / (1 - level))",
                 "coverage-short": "the measured coverage falls short of the level: widened by the factor, or "
                                   "withheld when the coverage with the factor picked without each paper is short",
                 "no-factor": "no widening factor up to the largest tried supports the level",
-                "too-few-errors": "too few errors for a conformal quantile at the level"}
+                "too-few-errors": "too few errors for a conformal quantile at the level",
+                "wrong-way": "a direction is stated only when the interval widened by the factor (the decision margin, "
+                             "method/decision_margin.py) excludes 1: at the level itself some measured pair was "
+                             "decided the wrong way",
+                "no-margin": "no decision margin up to the largest tried avoids every wrong-way decision: no "
+                             "direction is stated"}
 
 
 def intervals_path(root, name: str):
@@ -156,7 +169,39 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
                   "papers": ev.papers, "coverage_low": ev.low, "coverage_high": ev.high}
         rows.append(_row(interval, subset, "in range", level, "shown", half, 1, ev.n, population, counts,
                          len({source_of.get(r, "") for r in runs} - {""})))
-    return rows
+    return rows + (_direction_rows(rows, agents, subset, level, source_of) if level in DIRECTION_LEVELS else [])
+
+
+def _direction_rows(ratio_rows: list[dict], agents, subset: str, level: float, source_of: Mapping[str, str]
+                    ) -> list[dict]:
+    """Per ratio design, the decision margin (:mod:`.decision_margin`): ``factor`` the margin the direction is
+    stated with, ``half_width`` the design's pinned half-width times it; the counts are pairs WITHOUT a wrong-way
+    decision under the nested rule (each pair's margin chosen without its papers: out of sample); withheld
+    (``no-margin``) when no margin of the grid gives no wrong-way decision."""
+    from .decision_margin import DIRECTION_INTERVALS, direction_margin, same_setup_pair_set, two_paper_pair_set
+    from .pairs import pair_evidence
+
+    out = []
+    for ratio in ratio_rows:
+        pairs = (two_paper_pair_set(agents, level) if ratio["interval"] == "ratio-two-papers"
+                 else same_setup_pair_set(agents, level))
+        if not pairs.pairs:
+            continue
+        margin, _, wrong = direction_margin([pairs])
+        right = ~wrong[0]
+        first, second = [p.first for p in pairs.pairs], [p.second for p in pairs.pairs]
+        ev = pair_evidence(right, first, second)
+        runs = {x.run for x in (*first, *second)}
+        counts = {"agents_covered": ev.covered, "agents": ev.n, "runs_covered": _pair_runs_covered(first, second, right),
+                  "runs": ev.runs, "papers": ev.papers, "coverage_low": ev.low, "coverage_high": ev.high}
+        population = "pairs-two-papers" if ratio["interval"] == "ratio-two-papers" else "pairs-same-paper"
+        half = ratio["half_width"]
+        status = "withheld" if margin is None or half is None else "widened" if margin > 1 else "shown"
+        out.append(_row(DIRECTION_INTERVALS[ratio["interval"]], subset, "in range", level, status,
+                        None if status == "withheld" else half * margin, margin or 1, ev.n, population, counts,
+                        len({source_of.get(r, "") for r in runs} - {""}),
+                        "no-margin" if status == "withheld" else "wrong-way" if margin > 1 else ""))
+    return out
 
 
 def _never_selected_pairs(calibration, subset: str, agents, pairs) -> tuple:
@@ -194,7 +239,8 @@ def interval_table(calibration, source_of: Mapping[str, str] | None = None, leve
             rows += _agent_rows(calibration, subset, level, source_of)
         for subset in subsets:
             rows += _pair_rows(calibration, subset, level, source_of)
-    order = {"agent": 0, "ratio-two-papers": 1, "ratio-same-setup": 2}
+    order = {"agent": 0, "ratio-two-papers": 1, "ratio-same-setup": 2, "direction-two-papers": 3,
+             "direction-same-setup": 4}
     frame = pd.DataFrame(rows, columns=INTERVAL_COLUMNS)
     frame = frame.assign(_o=frame["interval"].map(order)).sort_values(["_o", "level"], kind="stable")
     return frame.drop(columns="_o").reset_index(drop=True)

@@ -40,6 +40,7 @@ __all__ = ["measure_pairs", "SetupSpread", "setup_spreads", "setup_spread_markdo
 LEVEL = 0.95
 # bands of the true ratio (larger / smaller median) that the decision rates are reported in
 BANDS = (("1.3-2x", 1.3, 2.0), ("2-3x", 2.0, 3.0), (">3x", 3.0, math.inf))
+SAME_SETUP_WIDTH_TARGET = 2.7  # issue 33: same-setup ratio intervals no wider than this (reported, never chosen by)
 SAME_SETUP_DESIGNS = ("two papers", "one-paper pairs, conformal", "random effect: paper + agent",
                       "random effect: paper + run")
 
@@ -234,8 +235,12 @@ def comparison_markdown(calibration, subset: str = "Atari-5", level: float = LEV
              "from one paper, each paper's pairs calibrated without that paper (leave-one-paper-out):", "", header,
              rule]
     lines += [_row(r) for r in designs]
+    both = [r.design for r in designs if r.pairs == "one paper" and r.evidence.covered >= level * r.evidence.n
+            and r.median_width <= SAME_SETUP_WIDTH_TARGET]
     lines += ["", f"Chosen (the narrowest median width among designs covering at least {level:.0%} of the one-paper "
-              f"pairs): **{chosen or 'none'}**."]
+              f"pairs): **{chosen or 'none'}**.",
+              f"Designs covering at least {level:.0%} with a median width of at most {SAME_SETUP_WIDTH_TARGET:g} (issue "
+              f"33's target): {', '.join(both) if both else 'none'}."]
     blocks["same-setup"] = "\n".join(lines) + "\n"
     shared = shared_error(agents)
     blocks["subsets"] = subsets_markdown(calibration, level)

@@ -81,7 +81,7 @@ def range_of(estimate: float, pooled: bool = False) -> str:
 class IntervalRow(NamedTuple):
     """One row of calibration/intervals/<name>.csv (schemas/calibration-intervals.schema.json), typed."""
 
-    interval: str                 # agent, ratio-two-papers, ratio-same-setup
+    interval: str                 # agent, ratio-two-papers, ratio-same-setup, direction-two-papers, ...
     subset: str
     range: str                    # in range, extrapolation, pooled
     level: float
@@ -211,9 +211,15 @@ def same_setup_ratio_interval(agent: float, baseline: float, row: IntervalRow,
             10.0 ** (centre + combine_half_widths(row.half_width, above)))
 
 
-def ratio_decision(interval: tuple[float, float]) -> str:
-    """'higher' (the low end exceeds 1), 'lower' (the high end is below 1), else 'cannot tell'."""
-    return "higher" if interval[0] > 1.0 else "lower" if interval[1] < 1.0 else "cannot tell"
+def ratio_decision(interval: tuple[float, float], ratio: float | None = None, margin: float | None = 1.0) -> str:
+    """'higher' / 'lower' when the interval, its log half-widths around ``ratio`` times ``margin``, excludes 1
+    above / below, else 'cannot tell' (always when ``margin`` is None)."""
+    low, high = interval
+    if margin is not None and margin != 1.0 and ratio is not None:
+        c = math.log10(ratio)
+        low = 10.0 ** (c - margin * (c - math.log10(low))) if low > 0 else 0.0
+        high = 10.0 ** (c + margin * (math.log10(high) - c)) if math.isfinite(high) else math.inf
+    return "cannot tell" if margin is None else "higher" if low > 1.0 else "lower" if high < 1.0 else "cannot tell"
 
 
 # --- section 10: printed precision --------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ import numpy as np
 from ..data.errors import InputError
 from ..method import reference
 from ..method.calibration import Calibration, read_calibration, read_calibration_intervals
+from ..method.decision_margin import pinned_margin
 from ..method.pairs import SAME_SETUP_RULE, TWO_PAPER_RULE, measured_range, pair_agents, same_setup_evidence, \
     same_setup_model, two_paper_evidence
 from .baselines import BaselineEntry, algorithm_baseline
@@ -218,6 +219,8 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
         low, high = reference.ratio_interval(agent.estimate, baseline.estimate, (a.low, a.high), (b.low, b.high))
     percent = f"{level * 100:g}%"
     reasons = tuple(_reasons(agent, baseline, agents, agent_cap, baseline_cap))
+    margin = pinned_margin(table, kind, agent.subset, level)
+    ratio_value = agent.estimate / baseline.estimate
     if low <= 1.0 <= high:
         decision, statement = "cannot tell", (f"the {percent} interval holds 1: the data cannot tell which agent's "
                                               "57-game median is higher")
@@ -225,6 +228,13 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
         decision, statement = "cannot be decided here", (
             f"cannot be decided here: the {percent} interval excludes 1, but no direction is stated because "
             + "; ".join(reasons))
+    elif reference.ratio_decision((low, high), ratio_value, margin) == "cannot tell":
+        decision, statement = "cannot tell", (
+            f"the {percent} interval excludes 1, but no direction is stated: "
+            + (f"a direction needs the interval widened by the decision margin {margin:g} (each side's log "
+               "half-width times it) to exclude 1, the smallest margin under which no measured pair was decided "
+               "the wrong way (docs/comparisons.md)" if margin is not None else
+               f"no decision margin is pinned for this design at {percent} (docs/comparisons.md)"))
     elif low > 1.0:
         decision, statement = "higher", f"the agent's 57-game median is higher than the baseline's ({percent})"
     else:

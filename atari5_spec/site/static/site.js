@@ -331,7 +331,13 @@
       if (seed && seed[0] > 0) { b = Math.log10(r / seed[0]); a = Math.log10(seed[1] / r); }
       return [r * Math.pow(10, -Math.hypot(halfWidth, b)), r * Math.pow(10, Math.hypot(halfWidth, a))];
     },
-    decision: function (p) { return p[0] > 1 ? "higher" : p[1] < 1 ? "lower" : "cannot tell"; },
+    decision: function (p, r, margin) {                                                  // section 9, decision
+      if (margin === null || margin === undefined) return "cannot tell";
+      var c = Math.log10(r);
+      var lo = p[0] > 0 ? Math.pow(10, c - margin * (c - Math.log10(p[0]))) : 0;
+      var hi = Number.isFinite(p[1]) ? Math.pow(10, c + margin * (Math.log10(p[1]) - c)) : Infinity;
+      return lo > 1 ? "higher" : hi < 1 ? "lower" : "cannot tell";
+    },
     printed: function (x, places) { return formatNumber(x, places); },                   // section 10
     plainNumber: function (text) { return PLAIN_NUMBER.test(text) && Number.isFinite(Number(text)); }
   };

@@ -1,0 +1,178 @@
+"""When a ratio interval may state a direction: the decision margin, chosen leave-one-paper-out (issue 33).
+
+The printed ratio interval stays the 95% one. A direction ("higher", "lower") is stated only when the interval
+whose log10 half-widths are multiplied by a margin ``k`` excludes 1. The rule (docs/comparisons.md, "A direction
+only with a measured guarantee", written before the margins were measured): ``k`` is the smallest value of
+:data:`MARGINS` with no wrong-way decision (the widened interval excludes 1 on the side the true ratio is not
+on) among the pairs of every population the design serves, each pair's half-width calibrated without its papers;
+none when no margin of the grid gives none. Because that choice is made on the pairs it is then counted on, it
+is also run nested (:func:`nested_wrong_way`): each pair's margin is chosen on the pairs that share none of its
+papers, and its decision counted with that margin; the nested count is the out-of-sample guarantee.
+
+Pairs are ``(first, second, half)`` with :class:`.pairs.PairAgent` agents and the 95% model half-width (log10)
+the design gives the pair; everything here is plain numpy, no pandas (``score`` reads the chosen margin from the
+pinned interval table, never this module).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from .pairs import PairAgent, pair_evidence, two_paper_half_widths
+
+__all__ = ["MARGINS", "Pair", "PairSet", "two_paper_pair_set", "never_selected_pair_set", "same_paper_pair_set",
+           "same_setup_pair_set", "direction_margin", "pinned_margin", "decisions", "choose_margin", "nested_wrong_way", "MarginResult", "margin_results", "DIRECTION_INTERVALS"]
+
+MARGINS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
+# the interval table's rows that carry a design's chosen margin (docs/design/interval-tables.md)
+DIRECTION_INTERVALS = {"ratio-two-papers": "direction-two-papers", "ratio-same-setup": "direction-same-setup"}
+
+
+def pinned_margin(table, kind: str, subset: str, level: float) -> float | None:
+    """The ``factor`` of ratio design ``kind``'s direction row in a pinned interval table (subset, in range, level);
+    None (no direction is stated) when the table has none or it is withheld (SPEC.md section 9)."""
+    row = None if table is None else table.rows.get((DIRECTION_INTERVALS[kind], subset, "in range", level))
+    return None if row is None or row.status == "withheld" else row.factor
+
+
+class Pair(NamedTuple):
+    first: PairAgent
+    second: PairAgent
+    half: float          # the design's 95% model half-width for this pair (log10), calibrated without its papers
+
+
+class PairSet(NamedTuple):
+    """One population of pairs a design serves, as arrays."""
+
+    name: str
+    pairs: tuple[Pair, ...]
+    estimated: np.ndarray    # log10(estimate_first / estimate_second)
+    true: np.ndarray         # log10(true_first / true_second)
+    half: np.ndarray
+
+
+def _pair_set(name: str, pairs: Sequence[Pair]) -> PairSet:
+    return PairSet(name, tuple(pairs),
+                   np.array([math.log10(p.first.estimate / p.second.estimate) for p in pairs], float),
+                   np.array([math.log10(p.first.true_median / p.second.true_median) for p in pairs], float),
+                   np.array([p.half for p in pairs], float))
+
+
+def two_paper_pair_set(agents: Sequence[PairAgent], level: float = 0.95, name: str = "two papers",
+                       keep=None) -> PairSet:
+    """Every pair of ``agents`` from two papers (``keep``: an optional set of agent names both must be in), with the
+    two-paper half-width sqrt(a^2 + b^2), a and b calibrated without each agent's own paper."""
+    halves = two_paper_half_widths(agents, level)
+    pairs = [Pair(a, b, math.hypot(halves[a.paper], halves[b.paper])) for i, a in enumerate(agents)
+             for b in agents[i + 1:] if a.paper != b.paper and (keep is None or (a.agent in keep and b.agent in keep))]
+    return _pair_set(name, pairs)
+
+
+def never_selected_pair_set(agents: Sequence[PairAgent], never: set, level: float = 0.95) -> PairSet:
+    """Pairs from two papers whose agents the selection never used (pinned-formula errors)."""
+    return two_paper_pair_set(agents, level, "never-selected, two papers", never)
+
+
+def same_paper_pair_set(pairs: Sequence[tuple[PairAgent, PairAgent, float]], name: str = "one paper") -> PairSet:
+    """Pairs from one paper with the same-setup design's half-width (calibrated without that paper)."""
+    return _pair_set(name, [Pair(a, b, h) for a, b, h in pairs])
+
+
+def decisions(pairs: PairSet, margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """(decided, wrong way): the interval with half-widths times ``margin`` excludes 1; and on the wrong side."""
+    decided = np.abs(pairs.estimated) > margin * pairs.half
+    return decided, decided & (np.sign(pairs.estimated) != np.sign(pairs.true))
+
+
+def choose_margin(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS) -> float | None:
+    """The smallest margin with no wrong-way decision in any of ``sets``; None when none of ``margins`` gives none."""
+    for k in margins:
+        if not any(decisions(s, k)[1].any() for s in sets):
+            return k
+    return None
+
+
+def _paper_codes(sets: Sequence[PairSet]) -> list[np.ndarray]:
+    """Per set, an (n, 2) array of each pair's two paper codes (one code for all sets)."""
+    code: dict[str, int] = {}
+    return [np.array([[code.setdefault(p.first.paper, len(code)), code.setdefault(p.second.paper, len(code))]
+                      for p in s.pairs], int).reshape(-1, 2) for s in sets]
+
+
+def nested_wrong_way(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS
+                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per set, (decided, wrong way) when each pair's margin is chosen on the pairs (of every set) that share none of
+    its papers: the out-of-sample count of the rule. A pair whose fold admits no margin is not decided."""
+    codes = _paper_codes(sets)
+    # per margin, the paper codes of every wrong-way pair: a fold is clean at k when it excludes one of each's papers
+    culprits = {k: [tuple(x) for s, c in zip(sets, codes) for x in c[decisions(s, k)[1]].tolist()] for k in margins}
+    folds: dict[tuple[int, int], float] = {}
+    for c in codes:
+        for key in {tuple(x) for x in c.tolist()}:
+            if key not in folds:
+                folds[key] = next((k for k in margins if all(a in key or b in key for a, b in culprits[k])),
+                                  math.inf)
+    decided_out, wrong_out = [], []
+    for s, c in zip(sets, codes):
+        k = np.array([folds[tuple(x)] for x in c.tolist()], float)
+        decided = np.abs(s.estimated) > k * s.half
+        decided_out.append(decided)
+        wrong_out.append(decided & (np.sign(s.estimated) != np.sign(s.true)))
+    return decided_out, wrong_out
+
+
+class MarginResult(NamedTuple):
+    """One population under one margin: decisions per band of true ratio and wrong-way decisions."""
+
+    population: str
+    margin: float | None      # None: the nested rule (each pair's margin chosen without its papers)
+    n: int
+    bands: tuple[tuple[int, int], ...]    # (decided, pairs) per pair_evaluation.BANDS
+    wrong_way: int
+    wrong_low: float          # 95% interval of the wrong-way rate, clustered by paper
+    wrong_high: float
+    runs: int
+    papers: int
+
+
+def _result(s: PairSet, margin, decided: np.ndarray, wrong: np.ndarray) -> MarginResult:
+    from .pair_evaluation import _band_counts
+
+    evidence = pair_evidence(wrong, [p.first for p in s.pairs], [p.second for p in s.pairs])
+    return MarginResult(s.name, margin, len(s.pairs), _band_counts(s.true, decided), int(wrong.sum()), evidence.low,
+                        evidence.high, evidence.runs, evidence.papers)
+
+
+def margin_results(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS) -> list[MarginResult]:
+    """Every set under every margin of the grid, then under the nested rule."""
+    out = [_result(s, k, *decisions(s, k)) for k in margins for s in sets if s.pairs]
+    decided, wrong = nested_wrong_way([s for s in sets if s.pairs], margins)
+    out += [_result(s, None, d, w) for s, d, w in zip([s for s in sets if s.pairs], decided, wrong)]
+    return out
+
+
+def same_setup_pair_set(agents: Sequence[PairAgent], level: float = 0.95) -> PairSet:
+    """Pairs from one paper with the same-setup model's half-width fitted without that paper (what ``score
+    --same-setup`` applies, :func:`.pairs.same_setup_model`)."""
+    from .pairs import same_setup_model
+
+    out = []
+    for paper in sorted({a.paper for a in agents}):
+        members = [a for a in agents if a.paper == paper]
+        if len(members) < 2:
+            continue
+        model = same_setup_model(agents, level, exclude_paper=paper)
+        half = model.half_width if model else math.inf
+        out += [(a, b, half) for i, a in enumerate(members) for b in members[i + 1:]]
+    return same_paper_pair_set(out)
+
+
+def direction_margin(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS):
+    """(margin, nested decided, nested wrong way) of a design: the rule's margin (None: no margin of the grid
+    gives no wrong-way decision) and, per set, the out-of-sample (nested) decisions behind it."""
+    sets = [s for s in sets if s.pairs]
+    decided, wrong = nested_wrong_way(sets, margins)
+    return choose_margin(sets, margins), decided, wrong
