@@ -615,10 +615,11 @@ def test_axe_core_finds_no_serious_or_critical_violation(browser, site_folder):
 # (agent, baseline): two papers and same setup, each decision and none, episode caps, an entry lacking a game on
 # either side, an agent without an interval (estimate below 40).
 COMPARE_PAIRS = [
-    ("dqn-noop", "rainbow-noop"),                       # two papers: lower
+    ("dqn-noop", "rainbow-noop"),                       # two papers: excludes 1, inside the decision margin
+    ("dqn-noop", "agent57"),                            # two papers: lower
     ("agent57", "dqn-noop"),                            # two papers: higher
     ("rainbow-noop", "dqn-noop"),                       # two papers, the baseline with a recorded standard cap
-    ("c51", "qr-dqn-1"),                                # same setup: lower
+    ("c51", "qr-dqn-1"),                                # same setup: excludes 1, inside the decision margin
     ("dqn-noop", "ddqn-noop"),                          # same setup: cannot tell
     ("ngu-32-0", "r2d2-retrace"),                       # same setup, both with a recorded cap (108,000)
     ("nature-dqn", "muzero"),                           # an 18,000-frame cap, the agent below 40: no interval
@@ -670,6 +671,8 @@ def test_the_comparison_page_prints_what_score_relative_to_prints(visit, run, a,
 
 def test_the_comparison_pairs_cover_every_kind_of_answer(visit):
     """The pairs above hold both designs, every decision the answer can give, no interval, and a missing game."""
+    from atari5_spec.scoring.intervals import DECISION_WITHIN_MARGIN
+
     seen = set()
     for a, b in COMPARE_PAIRS:
         lines = compare_page(visit, a, b).text_content("#ratio-lines")
@@ -679,7 +682,7 @@ def test_the_comparison_pairs_cover_every_kind_of_answer(visit):
         seen.update(re.findall(r"not computable: (your agent|the baseline) lacks", lines))
     assert {"same setup", "two papers", "none", "your agent", "the baseline", "your agent's 57-game median is higher",
             "your agent's 57-game median is lower", "cannot tell which is higher (the interval holds 1)",
-            "cannot be decided here (see --explain)"} <= seen, seen
+            "cannot be decided here (see --explain)", DECISION_WITHIN_MARGIN} <= seen, seen
 
 
 @pytest.mark.parametrize("a, b", [("go-explore-2021", "dqn-noop"), ("c51", "qr-dqn-1"), ("dqn-noop", "rainbow-noop")])

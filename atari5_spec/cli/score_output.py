@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from ..scoring.intervals import DECISION, POPULATION, evidence_line as _evidence_line
+from ..scoring.intervals import DECISION, DECISION_WITHIN_MARGIN, POPULATION, evidence_line as _evidence_line
 from .tables import Table
 
 __all__ = ["WIDTH", "answer_lines", "ratio_answer_lines", "explain_lines", "relative_explain_lines",
@@ -138,8 +138,7 @@ def ratio_answer_lines(relative, baseline_source: str) -> list[str]:
         lines.append(f"{_percent(pi.level)} prediction interval for the ratio of the 57-game medians{design}: "
                      f"{pi.low:.3f} to {pi.high:.3f}")
         within_margin = pi.decision == "cannot tell" and (pi.low > 1.0 or pi.high < 1.0)
-        lines.append("decision: " + ("cannot tell which is higher (the interval excludes 1, the one widened by the "
-                                     "decision margin does not; see --explain)" if within_margin
+        lines.append("decision: " + (DECISION_WITHIN_MARGIN if within_margin
                                      else DECISION.get(pi.decision, pi.decision)))
         evidence = _evidence_line(pi.row)
         if evidence:

@@ -298,6 +298,18 @@ DECISION = {
     "cannot tell": "cannot tell which is higher (the interval holds 1)",
     "cannot be decided here": "cannot be decided here (see --explain)",
 }
+# The decision line when the interval excludes 1 but the one widened by the decision margin does not.
+DECISION_WITHIN_MARGIN = ("cannot tell which is higher (the interval excludes 1, the one widened by the decision "
+                          "margin does not; see --explain)")
+
+
+def within_margin_statement(percent: str, margin: float | None) -> str:
+    """Why no direction is stated when the ``percent`` interval excludes 1 (SPEC.md section 9's decision)."""
+    return (f"the {percent} interval excludes 1, but no direction is stated: "
+            + (f"a direction needs the interval widened by the decision margin {margin:g} (each side's log "
+               "half-width times it) to exclude 1, the smallest margin under which no measured pair was decided "
+               "the wrong way (docs/comparisons.md)" if margin is not None else
+               f"no decision margin is pinned for this design at {percent} (docs/comparisons.md)"))
 
 
 def evidence_line(row) -> str | None:

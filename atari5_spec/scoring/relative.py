@@ -56,7 +56,7 @@ from .estimate import (
     score_runs,
 )
 from .display import result_html
-from .intervals import RATIO_DEFINITION, RatioInterval, SeedInterval, interval_text
+from .intervals import RATIO_DEFINITION, RatioInterval, SeedInterval, interval_text, within_margin_statement
 from .signature import Signature, parse_signature, signature
 
 __all__ = ["relative_score", "relative_scores", "ratio_interval", "RelativeResult", "RelativeScores",
@@ -229,12 +229,7 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
             f"cannot be decided here: the {percent} interval excludes 1, but no direction is stated because "
             + "; ".join(reasons))
     elif reference.ratio_decision((low, high), ratio_value, margin) == "cannot tell":
-        decision, statement = "cannot tell", (
-            f"the {percent} interval excludes 1, but no direction is stated: "
-            + (f"a direction needs the interval widened by the decision margin {margin:g} (each side's log "
-               "half-width times it) to exclude 1, the smallest margin under which no measured pair was decided "
-               "the wrong way (docs/comparisons.md)" if margin is not None else
-               f"no decision margin is pinned for this design at {percent} (docs/comparisons.md)"))
+        decision, statement = "cannot tell", within_margin_statement(percent, margin)
     elif low > 1.0:
         decision, statement = "higher", f"the agent's 57-game median is higher than the baseline's ({percent})"
     else:

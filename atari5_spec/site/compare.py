@@ -24,7 +24,8 @@ from typing import Any
 from ..method.calibration import read_calibration, read_calibration_intervals
 from ..method.pairs import measured_range, pair_agents, same_setup_evidence, two_paper_evidence
 from ..method.pinned import CoefficientSet
-from ..scoring.intervals import DECISION, evidence_line
+from ..method.decision_margin import pinned_margin
+from ..scoring.intervals import DECISION, DECISION_WITHIN_MARGIN, evidence_line, within_margin_statement
 from ..scoring.baselines import algorithm_baselines, shares_setup
 from ..scoring.protocol_conditions import episode_cap_reason
 from ..scoring.signature import data_version_of, signature
@@ -53,6 +54,9 @@ def _kinds(model, coefficients: CoefficientSet, bands: list[dict]) -> dict[str, 
         out[design] = {
             "half_width": None if row is None or row.status == "withheld" else row.half_width,
             "evidence": evidence_line(row), "short": short,
+            # SPEC.md section 9's decision margin (None: no direction is stated) and why, when it withholds one
+            "margin": (margin := pinned_margin(table, table_kind, model.name, LEVEL)),
+            "within_margin": within_margin_statement(percent, margin),
             # by the agent's band calibration; "": none (no interval for the ratio)
             "signatures": {c: signature(model.name, coefficients, [1] * len(model.games), None, relative=True,
                                         calibration=c or None, kind=signature_kind,
@@ -93,7 +97,7 @@ def compare_data(dataset, coefficients: CoefficientSet) -> dict[str, Any]:
         "games": [{"id": g, "name": names.get(g, g), "random": coefficients.constants[g][0],
                    "human": coefficients.constants[g][1]} for g in model.games],
         "coefficients": list(model.coefficients), "bands": bands, "span": kinds["span"],
-        "designs": kinds["designs"], "decisions": dict(DECISION),
+        "designs": kinds["designs"], "decisions": dict(DECISION), "decision_within_margin": DECISION_WITHIN_MARGIN,
         "cap_reasons": {str(c): {"agent": episode_cap_reason(c, "the agent"),
                                  "baseline": episode_cap_reason(c, "the baseline")} for c in caps},
         "entries": [{"id": e.algorithm_id, "name": e.name, "year": e.year,

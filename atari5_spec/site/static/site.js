@@ -591,6 +591,9 @@
         decision = "cannot be decided here";
         statement = "cannot be decided here: the " + percent + " interval excludes 1, but no direction is stated " +
           "because " + reasons.join("; ");
+      } else if (spec.decision(interval, ratio, design.margin) === "cannot tell") {
+        decision = "cannot tell";                          // inside the decision margin (SPEC.md section 9)
+        statement = design.within_margin;
       } else if (interval[0] > 1.0) {
         decision = "higher";
         statement = "the agent's 57-game median is higher than the baseline's (" + percent + ")" + design.short;
@@ -604,7 +607,8 @@
       pair.lines.push(percent + " prediction interval for the ratio of the 57-game medians" +
                       (same ? ", same setup" : "") + ": " + formatNumber(interval[0], 3, true) + " to " +
                       formatNumber(interval[1], 3, true));
-      pair.lines.push("decision: " + (data.decisions[decision] || decision));
+      var withinMargin = decision === "cannot tell" && (interval[0] > 1.0 || interval[1] < 1.0);
+      pair.lines.push("decision: " + (withinMargin ? data.decision_within_margin : (data.decisions[decision] || decision)));
       if (design.evidence) pair.lines.push(design.evidence);
     } else {
       pair.lines.push("no prediction interval for the ratio: cannot be decided here (see --explain)");
