@@ -157,17 +157,9 @@ def margin_results(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS) 
 def same_setup_pair_set(agents: Sequence[PairAgent], level: float = 0.95) -> PairSet:
     """Pairs from one paper with the same-setup model's half-width fitted without that paper (what ``score
     --same-setup`` applies, :func:`.pairs.same_setup_model`)."""
-    from .pairs import same_setup_model
+    from .pairs import same_paper_pair_halves
 
-    out = []
-    for paper in sorted({a.paper for a in agents}):
-        members = [a for a in agents if a.paper == paper]
-        if len(members) < 2:
-            continue
-        model = same_setup_model(agents, level, exclude_paper=paper)
-        half = model.half_width if model else math.inf
-        out += [(a, b, half) for i, a in enumerate(members) for b in members[i + 1:]]
-    return same_paper_pair_set(out)
+    return same_paper_pair_set(same_paper_pair_halves(agents, level))
 
 
 def direction_margin(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS):

@@ -244,9 +244,9 @@ def two_paper_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | 
     return pair_evidence(np.array(covered, bool), first, second) if covered else None
 
 
-def same_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, bool]]:
-    """(a, b, covered) for every pair of agents from one paper, the same-setup half-width calibrated without that
-    paper (leave-one-paper-out)."""
+def same_paper_pair_halves(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, float]]:
+    """(a, b, half-width) for every pair of agents from one paper, the same-setup half-width calibrated without
+    that paper (leave-one-paper-out; inf where no model can be fitted without it)."""
     out = []
     for paper in sorted({a.paper for a in agents}):
         members = [a for a in agents if a.paper == paper]
@@ -254,9 +254,13 @@ def same_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[Pa
             continue
         model = same_setup_model(agents, level, exclude_paper=paper)
         half = model.half_width if model else math.inf
-        out += [(a, b, abs(a.plain_error - b.plain_error) <= half) for i, a in enumerate(members)
-                for b in members[i + 1:]]
+        out += [(a, b, half) for i, a in enumerate(members) for b in members[i + 1:]]
     return out
+
+
+def same_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, bool]]:
+    """(a, b, covered) for every pair of agents from one paper (:func:`same_paper_pair_halves`)."""
+    return [(a, b, abs(a.plain_error - b.plain_error) <= half) for a, b, half in same_paper_pair_halves(agents, level)]
 
 
 def same_setup_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | None:
