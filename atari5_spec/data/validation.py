@@ -26,7 +26,7 @@ import pandas as pd
 
 from .datapackage import package_root, read_descriptor, schema_of
 from .errors import InputError
-from .limits import MAX_ABS_SCORE, control_character_problem
+from .limits import FORBIDDEN_CHARACTER, MAX_ABS_SCORE
 from .loading import PANDAS_DTYPES, TABLES, Dataset, TableReadError, load
 from .paths import regular_file_problem
 from .problems import Problem, format_problems
@@ -278,11 +278,17 @@ def text_checks(pa, name: str, data: Dataset) -> list:
     frame = getattr(data, name)
     columns = [c for c in frame.columns if str(frame[c].dtype) == "string"]
 
-    def clean(column):
-        return lambda d: d[column].map(lambda v: v is pd.NA or control_character_problem(v) is None).astype(bool)
+    def clean(column):  # control_character_problem(v) is None for every cell, as one regex pass over the column
+        return lambda d: ~d[column].str.contains(FORBIDDEN_CHARACTER, na=False).astype(bool)
 
-    def inert(column):
-        return lambda d: d[column].map(lambda v: v is pd.NA or not spreadsheet_formula(v)).astype(bool)
+    def inert(column):  # spreadsheet_formula(v) is False; the full test only for cells starting with = + - @
+        def check(d):
+            values = d[column]
+            starts = values.str.lstrip().str[:1].isin(FORMULA_STARTS).fillna(False).astype(bool)
+            inert = pd.Series(True, index=d.index)
+            inert[starts] = ~values[starts].map(spreadsheet_formula).astype(bool)
+            return inert
+        return check
 
     return [_rule(pa, column, clean(column), "the text holds a control or bidirectional character",
                   "type the text again as plain characters") for column in columns] + [
@@ -291,13 +297,16 @@ def text_checks(pa, name: str, data: Dataset) -> list:
             for column in columns]
 
 
+FORMULA_STARTS = ("=", "+", "-", "@")  # the first characters a spreadsheet reads as a formula
+
+
 def spreadsheet_formula(text: str) -> bool:
     """Whether a spreadsheet would run the stored text as a formula: it starts with = + - or @ (after spaces)
     and is not a number in one of the published forms (-12.5, -1.2 ± 0.3)."""
     from .rawvalues import raw_value_number
 
     stripped = text.lstrip()
-    return stripped.startswith(("=", "+", "-", "@")) and raw_value_number(stripped) is None
+    return stripped.startswith(FORMULA_STARTS) and raw_value_number(stripped) is None
 
 
 PROTOCOL_COLUMNS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
