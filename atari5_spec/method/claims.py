@@ -33,6 +33,7 @@ count is printed beside it so a reader can judge it.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple, Sequence
 
@@ -59,8 +60,11 @@ def _binomial_tail_at_least(k: int, n: int, p: float) -> float:
     return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
 
 
+@functools.lru_cache(maxsize=4096)
 def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """The exact (Clopper-Pearson) interval for a binomial proportion k / n, by bisection on the binomial tails."""
+    """The exact (Clopper-Pearson) interval for a binomial proportion k / n, by bisection on the binomial tails (a
+    pure function of three numbers, remembered as ``pairs.t_two_sided`` is: the interval tables ask for the same few
+    hundred intervals thousands of times, and each answer is two 60-step bisections of exact binomial sums)."""
     if n <= 0:
         return 0.0, 1.0
     alpha = (1.0 - level) / 2.0

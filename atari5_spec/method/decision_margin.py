@@ -21,7 +21,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .pairs import PairAgent, pair_evidence, two_paper_half_widths
+from .pairs import PairAgent, pair_evidence, two_paper_pair_halves
 
 __all__ = ["MARGINS", "Pair", "PairSet", "two_paper_pair_set", "never_selected_pair_set", "same_paper_pair_set",
            "same_setup_pair_set", "direction_margin", "pinned_margin", "decisions", "choose_margin", "nested_wrong_way", "MarginResult", "margin_results", "DIRECTION_INTERVALS"]
@@ -65,10 +65,7 @@ def two_paper_pair_set(agents: Sequence[PairAgent], level: float = 0.95, name: s
                        keep=None) -> PairSet:
     """Every pair of ``agents`` from two papers (``keep``: an optional set of agent names both must be in), with the
     two-paper half-width sqrt(a^2 + b^2), a and b calibrated without each agent's own paper."""
-    halves = two_paper_half_widths(agents, level)
-    pairs = [Pair(a, b, math.hypot(halves[a.paper], halves[b.paper])) for i, a in enumerate(agents)
-             for b in agents[i + 1:] if a.paper != b.paper and (keep is None or (a.agent in keep and b.agent in keep))]
-    return _pair_set(name, pairs)
+    return _pair_set(name, [Pair(a, b, h) for a, b, h in two_paper_pair_halves(agents, level, keep)])
 
 
 def never_selected_pair_set(agents: Sequence[PairAgent], never: set, level: float = 0.95) -> PairSet:

@@ -141,8 +141,7 @@ def _pair_runs_covered(first, second, covered) -> int:
 
 
 def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, str]) -> list[dict]:
-    from .pairs import (pair_agents, same_paper_pairs, same_setup_evidence, same_setup_model, two_paper_evidence,
-                        two_paper_half_widths)
+    from .pairs import pair_agents, pairs_evidence, same_paper_pairs, same_setup_model, two_paper_pairs
 
     if calibration.method == "pooled" or not all("true_median" in r for r in calibration.rows):
         return []
@@ -151,16 +150,16 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
         return []
     rows = []
     q = _conformal(calibration.errors(subset, estimate=40.0), level)
-    halves = two_paper_half_widths(agents, level)
-    pairs = [(a, b, abs(a.plain_error - b.plain_error) <= math.hypot(halves[a.paper], halves[b.paper]))
-             for i, a in enumerate(agents) for b in agents[i + 1:] if a.paper != b.paper]
-    two_papers = (two_paper_evidence(agents, level), pairs, "pairs-two-papers")
+    pairs = two_paper_pairs(agents, level)
     if calibration.primary_is_never_selected:  # formula: pairs of never-selected agents, two pinned-formula errors
         two_papers = _never_selected_pairs(calibration, subset, agents, pairs)
+    else:
+        two_papers = (pairs_evidence(pairs), pairs, "pairs-two-papers")
+    same_paper = same_paper_pairs(agents, level)
     for interval, ev, half, pairs_used, population in (
             ("ratio-two-papers", two_papers[0], math.hypot(q, q), two_papers[1], two_papers[2]),
-            ("ratio-same-setup", same_setup_evidence(agents, level), _same_setup_half(same_setup_model(agents, level)),
-             same_paper_pairs(agents, level), "pairs-same-paper")):
+            ("ratio-same-setup", pairs_evidence(same_paper), _same_setup_half(same_setup_model(agents, level)),
+             same_paper, "pairs-same-paper")):
         if ev is None:
             continue
         runs = {x.run for a, b, _ in pairs_used for x in (a, b)}

@@ -48,7 +48,7 @@ from .distributions import beta_quantile, t_quantile
 __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",
            "same_paper_pairs",
            "two_paper_half_widths", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
-           "same_setup_evidence", "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE",
+           "same_setup_evidence", "two_paper_pair_halves", "two_paper_pairs", "pairs_evidence", "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE",
            "TWO_PAPER_RULE", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
 
 BOOTSTRAP_RESAMPLES = 2000       # resamples of papers behind the clustered coverage interval
@@ -138,21 +138,44 @@ def _different_run_pairs(agents: Sequence[PairAgent]):
         yield paper, members, len(runs), squares
 
 
-def same_setup_model(agents: Sequence[PairAgent], level: float, exclude_paper: str | None = None
-                     ) -> SameSetupModel | None:
-    """The model on the agents of every paper but ``exclude_paper``; None when no paper has two runs."""
+class _SetupTerm(NamedTuple):
+    """One paper's part of the same-setup model: its runs, agents and mean squared different-run pair error."""
+
+    paper: str
+    runs: int
+    n_agents: int
+    mean_square: float
+
+
+def _setup_terms(agents: Sequence[PairAgent]) -> list[_SetupTerm]:
+    """Per paper with two or more runs (in paper order), its part of the model: computed once, so that the
+    leave-one-paper-out models only drop one term each."""
+    return [_SetupTerm(paper, runs, len(members), sum(squares) / len(squares))
+            for paper, members, runs, squares in _different_run_pairs(agents)]
+
+
+def _model_of_terms(terms: Sequence[_SetupTerm], level: float, exclude_paper: str | None = None
+                    ) -> SameSetupModel | None:
     weighted = df = n_papers = n_runs = n_agents = 0
-    for paper, members, runs, squares in _different_run_pairs([a for a in agents if a.paper != exclude_paper]):
-        weighted += (runs - 1) * (sum(squares) / len(squares)) / 2.0
-        df += runs - 1
+    for term in terms:
+        if term.paper == exclude_paper:
+            continue
+        weighted += (term.runs - 1) * term.mean_square / 2.0
+        df += term.runs - 1
         n_papers += 1
-        n_runs += runs
-        n_agents += len(members)
+        n_runs += term.runs
+        n_agents += term.n_agents
     if df == 0:
         return None
     variance = weighted / df
     return SameSetupModel(t_two_sided(df, level) * math.sqrt(2.0 * variance), variance, df, n_papers, n_runs,
                           n_agents, level)
+
+
+def same_setup_model(agents: Sequence[PairAgent], level: float, exclude_paper: str | None = None
+                     ) -> SameSetupModel | None:
+    """The model on the agents of every paper but ``exclude_paper``; None when no paper has two runs."""
+    return _model_of_terms(_setup_terms(agents), level, exclude_paper)
 
 
 def two_paper_half_widths(agents: Sequence[PairAgent], level: float) -> dict[str, float]:
@@ -180,6 +203,17 @@ class Evidence(NamedTuple):
                 f"95% interval {self.low:.0%}-{self.high:.0%}, clustered by paper)")
 
 
+@functools.lru_cache(maxsize=64)
+def paper_draws(n_papers: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """(resamples, n_papers): how often each paper is drawn in each bootstrap resample of the papers (read-only; a
+    pure function of three numbers, remembered as :func:`t_two_sided` is: every coverage interval over the same
+    number of papers draws the same resamples)."""
+    counts = np.random.default_rng(seed).multinomial(n_papers, np.full(n_papers, 1.0 / n_papers),
+                                                     size=resamples).astype(float)
+    counts.setflags(write=False)
+    return counts
+
+
 def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndarray, n_papers: int,
                          resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
                          ) -> tuple[float, float, float]:
@@ -196,8 +230,7 @@ def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndar
     hits = np.zeros((n_papers, n_papers))
     np.add.at(total, (first, second), 1.0)
     np.add.at(hits, (first, second), covered.astype(float))
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(n_papers, np.full(n_papers, 1.0 / n_papers), size=resamples).astype(float)
+    counts = paper_draws(n_papers, resamples, seed)
     if np.array_equal(first, second):  # one-paper pairs: a paper drawn k times counts its pairs k times
         weight_total, weight_hits = counts @ np.diag(total), counts @ np.diag(hits)
     else:
@@ -230,29 +263,44 @@ def pair_evidence(covered: np.ndarray, first_agents: Sequence[PairAgent], second
     return Evidence(int(np.sum(covered)), len(covered), runs, len(papers), low, high, effective)
 
 
+def two_paper_pair_halves(agents: Sequence[PairAgent], level: float, keep=None
+                          ) -> list[tuple[PairAgent, PairAgent, float]]:
+    """(a, b, half-width) for every pair of agents from two papers (``keep``: an optional set of agent names both
+    must be in), the half-width sqrt(a^2 + b^2) of the two agents' own half-widths, each calibrated without its own
+    paper."""
+    halves = two_paper_half_widths(agents, level)
+    return [(a, b, math.hypot(halves[a.paper], halves[b.paper])) for i, a in enumerate(agents) for b in agents[i + 1:]
+            if a.paper != b.paper and (keep is None or (a.agent in keep and b.agent in keep))]
+
+
+def two_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, bool]]:
+    """(a, b, covered) for every pair of agents from two papers (:func:`two_paper_pair_halves`)."""
+    return [(a, b, abs(a.plain_error - b.plain_error) <= half) for a, b, half in two_paper_pair_halves(agents, level)]
+
+
+def pairs_evidence(pairs: Sequence[tuple[PairAgent, PairAgent, bool]]) -> Evidence | None:
+    """The :func:`pair_evidence` of (a, b, covered) triples; None when there are none."""
+    if not pairs:
+        return None
+    return pair_evidence(np.array([c for _, _, c in pairs], bool), [a for a, _, _ in pairs], [b for _, b, _ in pairs])
+
+
 def two_paper_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | None:
     """Coverage of the two-paper design on pairs of agents from two papers, each half-width calibrated without its
     own paper (the figure ``score --relative-to`` prints)."""
-    halves = two_paper_half_widths(agents, level)
-    first, second, covered = [], [], []
-    for i, a in enumerate(agents):
-        for b in agents[i + 1:]:
-            if a.paper != b.paper:
-                first.append(a)
-                second.append(b)
-                covered.append(abs(a.plain_error - b.plain_error) <= math.hypot(halves[a.paper], halves[b.paper]))
-    return pair_evidence(np.array(covered, bool), first, second) if covered else None
+    return pairs_evidence(two_paper_pairs(agents, level))
 
 
 def same_paper_pair_halves(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, float]]:
     """(a, b, half-width) for every pair of agents from one paper, the same-setup half-width calibrated without
     that paper (leave-one-paper-out; inf where no model can be fitted without it)."""
     out = []
+    terms = _setup_terms(agents)
     for paper in sorted({a.paper for a in agents}):
         members = [a for a in agents if a.paper == paper]
         if len(members) < 2:
             continue
-        model = same_setup_model(agents, level, exclude_paper=paper)
+        model = _model_of_terms(terms, level, exclude_paper=paper)
         half = model.half_width if model else math.inf
         out += [(a, b, half) for i, a in enumerate(members) for b in members[i + 1:]]
     return out
@@ -265,7 +313,4 @@ def same_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[Pa
 
 def same_setup_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | None:
     """Coverage of the same-setup design on pairs of agents from one paper (:func:`same_paper_pairs`)."""
-    pairs = same_paper_pairs(agents, level)
-    if not pairs:
-        return None
-    return pair_evidence(np.array([c for _, _, c in pairs], bool), [a for a, _, _ in pairs], [b for _, b, _ in pairs])
+    return pairs_evidence(same_paper_pairs(agents, level))
