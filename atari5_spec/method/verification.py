@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, NamedTuple
 
@@ -182,12 +183,13 @@ def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tu
     return checks, {"content": content, "tables": tables, "rows": rows}
 
 
-def check_calibration(dataset, name: str, search: bool = False, searched: dict | None = None) -> Check:
+def check_calibration(dataset, name: str, search: bool = False, searched: dict | None = None, agents=None) -> Check:
     """The pinned out-of-sample errors (score's prediction interval) recomputed from the data for the same agents
-    (``search``: a reselected calibration's fold searches rerun too; ``searched`` keeps them between versions)."""
+    (``search``: a reselected calibration's fold searches rerun too; ``searched`` keeps them between versions;
+    ``agents``: the data's agents, ``evaluation.agent_scores(dataset)``, computed once for every calibration)."""
     from .evaluation.pinning import calibration_mismatches
 
-    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE, search, searched)
+    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE, search, searched, agents)
     return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
 
 
@@ -250,25 +252,51 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
     breaks its file's hash), so that the report names what no longer reproduces.
     """
     from ..data.loading import load
-    from ..data.validation import frictionless_problems, in_background, validate_package
+    from ..data.validation import frictionless_problems, in_background
 
     root = package_root(path)
     structure = in_background(frictionless_problems, root) if validate else None
-    checks = []
     try:
         dataset = load(root)
     except ValueError:
         dataset = None  # validation below says which cells do not parse
+    with ThreadPoolExecutor(max_workers=1) as waiter:
+        # the fold searches (most of verify's CPU, on their own processes) start now and run beside every check
+        searched = fold_searches(dataset, waiter) if search and dataset is not None else {}
+        checks = _checks(root, dataset, search, validate, structure, searched, progress)
+    return checks
+
+
+def fold_searches(dataset, executor) -> dict:
+    """search version -> future of its fold selections (``reselection.fold_selections``), one per search set that a
+    pinned reselected or formula calibration needs, started on ``executor`` (each search runs on up to two processes
+    of its own; the thread only waits for them)."""
+    from .evaluation.pinning import FOLD_METHODS, pinned_calibration_names
+    from .evaluation.reselection import fold_selections, search_version
+    from .calibration import split_name
+
+    keys = []
+    for name in coef.read_index(dataset.root / "coefficients")["versions"]:
+        if any(split_name(c)[1] in FOLD_METHODS for c in pinned_calibration_names(dataset.root, name)):
+            keys.append(search_version(dataset, name))
+    return {key: executor.submit(fold_selections, dataset, key) for key in dict.fromkeys(keys)}
+
+
+def _checks(root: Path, dataset, search: bool, validate: bool, structure, searched: dict, progress) -> list[Check]:
+    """Every check of :func:`verify`, in the report's order (``searched``: the fold searches, started)."""
+    from ..data.validation import validate_package
+    from .evaluation.agents import agent_scores
+    from .evaluation.pinning import pinned_calibration_names
+
+    checks = []
     if dataset is not None:
         coefficients_dir = root / "coefficients"
-        searched: dict = {}  # fold selections per search set, shared by the versions that keep its games
+        agents = agent_scores(dataset)  # every calibration's agents, from the data loaded once
         for name in coef.read_index(coefficients_dir)["versions"]:
             version_checks, pinned = verify_version(dataset, name, coefficients_dir, root)
             checks += version_checks
-            from .evaluation.pinning import pinned_calibration_names
-
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
-                checks.append(check_calibration(dataset, calibration, search, searched))
+                checks.append(check_calibration(dataset, calibration, search, searched, agents))
                 checks.append(check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))

@@ -235,12 +235,13 @@ def pin_calibration(path, version: str, method: str = "pooled", progress=None) -
 
 
 def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = False,
-                           searched: dict | None = None) -> tuple[int, list[str]]:
+                           searched: dict | None = None, agents=None) -> tuple[int, list[str]]:
     """(rows compared, mismatches) between calibration/<name>.csv (``<version>[.<method>][.<edition>]``) and the
     errors recomputed from the data, for the agents the file lists. A reselected calibration's errors are
     recomputed from the games its rows record; with ``search`` each fold's staged search is rerun too and must
     choose those games (``searched``: a dict that keeps each search set's fold selections for the next call, so
-    versions that share a search set search once)."""
+    versions that share a search set search once; a value may be a future of them, started earlier by the caller
+    so that the searches run beside other work; ``agents``: ``agent_scores(dataset)``, when the caller has it)."""
     import json
 
     from ...data.loading import read_table
@@ -263,6 +264,8 @@ def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = 
             key = search_version(dataset, version)
             if key not in searched:
                 searched[key] = fold_selections(dataset, version)
+            if hasattr(searched[key], "result"):  # a future: wait for it
+                searched[key] = searched[key].result()
             for paper, chosen in sorted(searched[key].items()):
                 if paper not in recorded:
                     continue
@@ -270,9 +273,9 @@ def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = 
                     if subset in chosen and tuple(chosen[subset]) != tuple(games):
                         problems.append(f"{name} {subset} without {paper!r}: the search chooses "
                                         f"{' '.join(chosen[subset])}, pinned {' '.join(games)}")
-        errors = reselected_errors(dataset, version, recorded, by_formula=FORMULA_KINDS.get(method, ()))
+        errors = reselected_errors(dataset, version, recorded, agents, by_formula=FORMULA_KINDS.get(method, ()))
     else:
-        _, errors = version_errors(dataset, version)
+        _, errors = version_errors(dataset, version, agents)
     if method == "in-range":
         errors = with_range(errors)
     merged = pinned.merge(errors, on=["subset", "agent"], how="left", suffixes=("", "_computed"), indicator=True)

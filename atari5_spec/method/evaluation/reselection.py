@@ -198,6 +198,10 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
             papers = members["paper"].astype(str).to_numpy()
             log_est = np.full(len(members), np.nan)
             used = np.empty(len(members), dtype=object)
+            # phi by position (the members' rows, each game's column): what phi.loc gives, without its label lookups
+            row_of, game_of = phi.index.get_indexer(members.index), {g: i for i, g in enumerate(phi.columns)}
+            if (row_of < 0).any():
+                raise KeyError(f"{subset} {kind}: agents without scores: {list(members.index[row_of < 0])}")
             for paper in sorted(set(papers)):  # one fold at a time: its agents' phi in one array
                 chosen = ((pinned_games, np.asarray(model.coefficients, float))
                           if kind in by_formula else fold(paper))
@@ -205,7 +209,8 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
                     continue
                 games, weights = chosen
                 mine = np.flatnonzero(papers == paper)
-                values = phi.loc[members.index[mine], list(games)].to_numpy(float)
+                # iloc, not a numpy copy: the same memory layout as phi.loc (the matrix product rounds by layout)
+                values = phi.iloc[row_of[mine], [game_of[g] for g in games]].to_numpy(float)
                 log_est[mine] = log_estimate(values, weights)
                 used[mine] = " ".join(games)
             keep = np.flatnonzero(~np.isnan(log_est) & ~np.isnan(truth))
