@@ -12,7 +12,10 @@ them); medians over the runs, the commands of a pair run alternately (A B A B ..
   (one pass shared by the folds of a group of papers, ``search/shared_bounds.py``); both must return the
   same selections, and the script says whether they do.
 * `verify`, `verify --skip-search` and `validate` as they are now; with ``--baseline`` also `verify` of another
-  checkout (e.g. ``git worktree add /tmp/atari5-1.2.0 v1.2.0``), run on this checkout's data, side by side.
+  checkout (e.g. ``git worktree add --detach /tmp/verify-base main``), run on this checkout's data, side by side,
+  and whether the two print the same report (they must: only the time may change). ``--verify-only``: just that
+  pair. The machine's load average is printed before and after: on a shared machine it says how far the figures
+  (CPU time too: cores and caches are shared) are from an idle one.
 """
 
 from __future__ import annotations
@@ -81,11 +84,20 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline", type=Path, default=None,
                         help="another checkout of atari5-spec whose verify runs beside this one's")
+    parser.add_argument("--verify-only", action="store_true",
+                        help="only verify (and the baseline's verify): no fold-search, --skip-search or validate rows")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     python = sys.executable
     cli = [python, "-m", "atari5_spec.cli"]
-    print(f"{'':<52} {'wall':>9} {'CPU':>9} {'peak':>10}   (medians of {args.runs} runs, {os.cpu_count()} CPUs)")
+    print(f"{'':<52} {'wall':>9} {'CPU':>9} {'peak':>10}   (medians of {args.runs} runs, {os.cpu_count()} CPUs; "
+          f"load average {os.getloadavg()[0]:.1f})")
+    if args.verify_only:
+        if args.baseline is None:
+            parser.error("--verify-only compares with --baseline")
+        compare_verify(args.baseline, args.runs, cli, env)
+        print(f"load average at the end {os.getloadavg()[0]:.1f}")
+        return
 
     before, after, outs_before, outs_after = paired([python, "-c", FOLDS, "old"], [python, "-c", FOLDS, "new"],
                                                     args.runs, env, env)
@@ -97,12 +109,7 @@ def main() -> None:
           f"({len(json.loads(outs_after[0]))} papers); peak memory before/now {before['peak_mb'] / after['peak_mb']:.2f}x")
 
     if args.baseline is not None:
-        env_base = dict(os.environ, PYTHONPATH=str(args.baseline.resolve()))
-        base, now, _, _ = paired(cli + ["verify"], cli + ["verify"], args.runs, env_base, env)
-        print(row(f"verify, code of {args.baseline}", base))
-        print(row("verify, this code", now))
-        print(f"  ratio: wall {base['wall'] / now['wall']:.1f}x, CPU {base['cpu'] / now['cpu']:.1f}x, "
-              f"peak memory {base['peak_mb'] / now['peak_mb']:.2f}x")
+        now = compare_verify(args.baseline, args.runs, cli, env)
     else:
         now = medians([run_measured(cli + ["verify"], env)[0] for _ in range(args.runs)])
         print(row("verify (with the searches)", now))
@@ -113,7 +120,21 @@ def main() -> None:
     print(row("validate", validate))
     print(row("python -c pass", start))
     print(f"verify under 10 s wall: {'met' if now['wall'] < 10 else 'NOT met'}; "
-          f"verify --skip-search under 3 s: {'met' if skip['wall'] < 3 else 'NOT met'}")
+          f"verify --skip-search under 3 s: {'met' if skip['wall'] < 3 else 'NOT met'}; "
+          f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
+def compare_verify(baseline: Path, runs: int, cli: list[str], env: dict) -> dict:
+    """verify of the ``baseline`` checkout's code and of this one, alternately on this checkout's data: the figures,
+    their ratios, and whether every run printed the same report; returns this code's figures."""
+    env_base = dict(os.environ, PYTHONPATH=str(baseline.resolve()))
+    base, now, outs_base, outs_now = paired(cli + ["verify"], cli + ["verify"], runs, env_base, env)
+    print(row(f"verify, code of {baseline}", base))
+    print(row("verify, this code", now))
+    print(f"  ratio: wall {base['wall'] / now['wall']:.1f}x, CPU {base['cpu'] / now['cpu']:.1f}x, "
+          f"peak memory {base['peak_mb'] / now['peak_mb']:.2f}x; the same report every run: "
+          f"{'yes' if len(set(outs_base + outs_now)) == 1 else 'NO'}")
+    return now
 
 
 if __name__ == "__main__":
