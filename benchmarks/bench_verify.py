@@ -89,7 +89,9 @@ def main() -> None:
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     python = sys.executable
-    cli = [python, "-m", "atari5_spec.cli"]
+    # -P: the current folder (this checkout, whose data every run reads) is not put first on the import path, so
+    # that PYTHONPATH picks the code: without it the baseline's run would import this checkout's code
+    cli = [python, "-P", "-m", "atari5_spec.cli"]
     print(f"{'':<52} {'wall':>9} {'CPU':>9} {'peak':>10}   (medians of {args.runs} runs, {os.cpu_count()} CPUs; "
           f"load average {os.getloadavg()[0]:.1f})")
     if args.verify_only:
