@@ -33,7 +33,7 @@ from .problems import Problem, format_problems
 from .rawvalues import raw_value_number
 
 __all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
-           "frictionless_problems", "in_background", "descriptor_problems"]
+           "frictionless_problems", "in_background", "descriptor_problems", "clean_text", "inert_text"]
 
 
 # --- Frictionless ----------------------------------------------------------
@@ -278,23 +278,32 @@ def text_checks(pa, name: str, data: Dataset) -> list:
     frame = getattr(data, name)
     columns = [c for c in frame.columns if str(frame[c].dtype) == "string"]
 
-    def clean(column):  # control_character_problem(v) is None for every cell, as one regex pass over the column
-        return lambda d: ~d[column].str.contains(FORBIDDEN_CHARACTER, na=False).astype(bool)
+    def clean(column):
+        return lambda d: clean_text(d[column])
 
-    def inert(column):  # spreadsheet_formula(v) is False; the full test only for cells starting with = + - @
-        def check(d):
-            values = d[column]
-            starts = values.str.lstrip().str[:1].isin(FORMULA_STARTS).fillna(False).astype(bool)
-            inert = pd.Series(True, index=d.index)
-            inert[starts] = ~values[starts].map(spreadsheet_formula).astype(bool)
-            return inert
-        return check
+    def inert(column):
+        return lambda d: inert_text(d[column])
 
     return [_rule(pa, column, clean(column), "the text holds a control or bidirectional character",
                   "type the text again as plain characters") for column in columns] + [
             _rule(pa, column, inert(column), "the text starts with = + - or @, which a spreadsheet runs as a formula",
                   "start the text with a letter or digit (numbers, such as -1.5 or -1.5 ± 0.2, are fine)")
             for column in columns]
+
+
+def clean_text(values: pd.Series) -> pd.Series:
+    """Per cell of a text column: empty, or ``control_character_problem`` finds nothing (one regex pass over the
+    column, not a Python call per cell)."""
+    return ~values.str.contains(FORBIDDEN_CHARACTER, na=False).astype(bool)
+
+
+def inert_text(values: pd.Series) -> pd.Series:
+    """Per cell of a text column: empty, or not a ``spreadsheet_formula`` (the full test only for the cells that
+    start with = + - @ after spaces)."""
+    starts = values.str.lstrip().str[:1].isin(FORMULA_STARTS).fillna(False).astype(bool)
+    inert = pd.Series(True, index=values.index)
+    inert[starts] = ~values[starts].map(spreadsheet_formula).astype(bool)
+    return inert
 
 
 FORMULA_STARTS = ("=", "+", "-", "@")  # the first characters a spreadsheet reads as a formula

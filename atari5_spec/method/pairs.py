@@ -48,8 +48,9 @@ from .distributions import beta_quantile, t_quantile
 __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",
            "same_paper_pairs",
            "two_paper_half_widths", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
-           "same_setup_evidence", "two_paper_pair_halves", "two_paper_pairs", "pairs_evidence", "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE",
-           "TWO_PAPER_RULE", "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
+           "same_setup_evidence", "two_paper_pair_halves", "two_paper_pairs", "pairs_evidence", "paper_draws",
+           "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE", "TWO_PAPER_RULE",
+           "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
 
 BOOTSTRAP_RESAMPLES = 2000       # resamples of papers behind the clustered coverage interval
 BOOTSTRAP_SEED = 0
