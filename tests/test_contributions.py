@@ -22,6 +22,8 @@ from atari5_spec import contributions as contrib
 from atari5_spec.cli import main
 from atari5_spec.data.datapackage import bump_version, package_root, read_descriptor
 from atari5_spec.data.loading import load
+
+LOAD = load
 from atari5_spec.data.validation import validate_package
 from atari5_spec.method import training
 from atari5_spec.method.verification import verify
@@ -278,6 +280,22 @@ def test_check_lists_every_problem_not_just_the_first(package):
             ("scores.csv", 5, "score"), ("metadata.yaml", 7, "paper.year"),
             ("metadata.yaml", 2, "paper")} <= found
     assert all(p.fix for p in report.problems)
+
+
+@pytest.mark.slow  # four reads of the package
+def test_check_of_several_folders_reads_the_package_once_and_prints_each_folders_report(package, capsys,
+                                                                                         monkeypatch):
+    from atari5_spec.data import loading
+
+    bad = make_submission(package / "contributions", "bad-agent", scores="game,score\nPhoenix,12.3k\n")
+    merged = shutil.copytree(REPOSITORY / "contributions" / "dreamerv3", package / "contributions" / "dreamerv3")
+    alone = [run(capsys, "contribute", "check", str(folder)) for folder in (bad, merged)]
+    assert [code for code, _ in alone] == [1, 0]
+    reads = []
+    monkeypatch.setattr(loading, "load", lambda *a, **k: reads.append(a) or LOAD(*a, **k))
+    assert run(capsys, "contribute", "check", str(bad), str(merged)) == (1, alone[0][1] + alone[1][1])
+    assert run(capsys, "contribute", "check", str(merged), str(merged)) == (0, alone[1][1] * 2)
+    assert len(reads) == 2  # once per command
 
 
 def test_an_existing_id_is_listed_with_the_other_problems(package):
