@@ -49,6 +49,21 @@ def copy_package(target, extra_parts: tuple[str, ...] = ()):
     return target
 
 
+def pinned_version_checks(root, names=None) -> list:
+    """What ``verify`` checks of each pinned coefficient version (default: every one in the index) on the package
+    at ``root``: its files, its training rows in data/, its refit, and for the paper's version the printed tables.
+    For tests whose claim is that a change keeps (or breaks) the pinned versions: the package's validation,
+    calibrations and the search are verify's other checks, run on the shipped package once per CI job
+    (test_verification.py, .ci/run)."""
+    from atari5_spec.data.loading import load
+    from atari5_spec.method import coefficients
+    from atari5_spec.method.verification import verify_version
+
+    dataset = load(root)
+    names = coefficients.read_index(root / "coefficients")["versions"] if names is None else names
+    return [check for name in names for check in verify_version(dataset, name, root / "coefficients", root)[0]]
+
+
 @pytest.fixture()
 def package_copy(tmp_path):
     """A writable copy of the data package (the installed one is never modified)."""

@@ -16,15 +16,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import PACKAGE_PARTS
+from conftest import PACKAGE_PARTS, pinned_version_checks
 
 from atari5_spec import contributions as contrib
 from atari5_spec.cli import main
 from atari5_spec.data.datapackage import bump_version, package_root, read_descriptor
 from atari5_spec.data.loading import load
+
+LOAD = load
 from atari5_spec.data.validation import validate_package
 from atari5_spec.method import training
-from atari5_spec.method.verification import verify
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 TEMPLATE = REPOSITORY / "contributions" / "_template"
@@ -280,6 +281,22 @@ def test_check_lists_every_problem_not_just_the_first(package):
     assert all(p.fix for p in report.problems)
 
 
+@pytest.mark.slow  # four reads of the package
+def test_check_of_several_folders_reads_the_package_once_and_prints_each_folders_report(package, capsys,
+                                                                                         monkeypatch):
+    from atari5_spec.data import loading
+
+    bad = make_submission(package / "contributions", "bad-agent", scores="game,score\nPhoenix,12.3k\n")
+    merged = shutil.copytree(REPOSITORY / "contributions" / "dreamerv3", package / "contributions" / "dreamerv3")
+    alone = [run(capsys, "contribute", "check", str(folder)) for folder in (bad, merged)]
+    assert [code for code, _ in alone] == [1, 0]
+    reads = []
+    monkeypatch.setattr(loading, "load", lambda *a, **k: reads.append(a) or LOAD(*a, **k))
+    assert run(capsys, "contribute", "check", str(bad), str(merged)) == (1, alone[0][1] + alone[1][1])
+    assert run(capsys, "contribute", "check", str(merged), str(merged)) == (0, alone[1][1] * 2)
+    assert len(reads) == 2  # once per command
+
+
 def test_an_existing_id_is_listed_with_the_other_problems(package):
     folder = make_submission(package / "contributions", "dreamerv2", scores="game,score\nPhoenix,12.3k\n")
     report = contrib.check_submission(folder)
@@ -527,9 +544,11 @@ def test_a_correction_adds_superseding_rows_and_is_a_patch(package, dataset):
     assert (current["alien"], current["amidar"]) == (4000.0, 2600.5)
     assert f"### Fixed\n- Data {bump_version(dataset.version, 'patch')}: 2 corrected and 0 new scores of `dreamerv2`" in \
         (package / "CHANGELOG.md").read_text(encoding="utf-8")
-    # dreamerv2 is in the paper's training set: its pinned rows still exist unchanged, so it still verifies.
-    failed = [c for c in verify(package, search=False) if not c.ok]
+    # dreamerv2 is in the paper's training set: its pinned rows still exist unchanged, so every pinned version still
+    # verifies; the package stays valid (hashes re-recorded).
+    failed = [c for c in pinned_version_checks(package) if not c.ok]
     assert not failed, failed
+    assert validate_package(package) == []
 
 
 def test_a_correction_that_changes_nothing_is_rejected(package, capsys, dataset):
@@ -547,7 +566,9 @@ def test_a_correction_of_a_table3_algorithm_keeps_the_paper_version_verifiable(p
     meta = metadata(name=None, protocol=None, corrects="muzero")
     contrib.add_submission(make_submission(package / "contributions", "muzero-fix", meta=meta,
                                            scores="game,score\nPhoenix,900000\n"), approved=True)
-    failed = [c for c in verify(package, search=False, validate=False) if not c.ok]
+    checks = pinned_version_checks(package)
+    assert {c.name for c in checks} >= {"paper-2023: training rows in data", "paper-2023: subset coefficients"}
+    failed = [c for c in checks if not c.ok]
     assert not failed, failed
 
 

@@ -323,12 +323,35 @@ def cli(*argv, env=None, cwd=None) -> subprocess.CompletedProcess:
                           timeout=600, cwd=cwd)
 
 
+def _after(tmp_path_factory, *argv: str) -> dict:
+    """snapshot() of a package copy after ``atari5-spec ARGV --package COPY`` ran uninterrupted: the state a killed
+    run's rerun must reach. Made once per module (the tests only compare with it)."""
+    root = copy_package(tmp_path_factory.mktemp("after") / "package", ("CHANGELOG.md",))
+    done = cli(*argv, "--package", str(root))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return snapshot(root)
+
+
+@pytest.fixture(scope="module")
+def after_merge(tmp_path_factory):
+    submission = make_submission(tmp_path_factory.mktemp("submissions"), "fault-agent")
+    return _after(tmp_path_factory, "contribute", "add", str(submission))
+
+
+@pytest.fixture(scope="module")
+def after_fit(tmp_path_factory):
+    return _after(tmp_path_factory, "fit", "--name", "fault-test")
+
+
+@pytest.fixture(scope="module")
+def after_pin(tmp_path_factory):
+    return _after(tmp_path_factory, "evaluate", "--pin-calibration")  # the pooled method's edition 2
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("step", KILL_STEPS)
-def test_contribute_add_killed_at_each_step_recovers_and_the_rerun_succeeds(tmp_path, step):
-    after_root = copy_package(tmp_path / "after", ("CHANGELOG.md",))
+def test_contribute_add_killed_at_each_step_recovers_and_the_rerun_succeeds(tmp_path, step, after_merge):
     submission = make_submission(tmp_path / "submissions", "fault-agent")
-    assert cli("contribute", "add", str(submission), "--package", str(after_root)).returncode == 0
     root = copy_package(tmp_path / "package", ("CHANGELOG.md",))
     before = snapshot(root)
     temp = tmp_path / "tmp"
@@ -345,7 +368,7 @@ def test_contribute_add_killed_at_each_step_recovers_and_the_rerun_succeeds(tmp_
     rerun = cli("contribute", "add", str(submission), "--package", str(root))
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     assert leftovers(root) == []
-    assert snapshot(root) == snapshot(after_root) != before
+    assert snapshot(root) == after_merge != before
     assert cli("validate", "--package", str(root)).returncode == 0
 
 
@@ -361,30 +384,26 @@ def test_concurrent_merges_keep_every_submission(tmp_path, writers):
     sources = (root / "data" / "sources.csv").read_text()
     assert all(f"contrib-agent-{n}," in sources for n in range(writers))
     assert cli("validate", "--package", str(root)).returncode == 0
-    for folder in folders:  # and every one is recognised as merged
-        check = cli("contribute", "check", str(folder), "--package", str(root))
-        assert "already merged" in check.stdout
+    check = cli("contribute", "check", *map(str, folders), "--package", str(root))  # each recognised as merged
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert [f"agent-{n}: already merged" in check.stdout for n in range(writers)] == [True] * writers, check.stdout
     assert leftovers(root) == []
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("step", ["staged", "renamed-2", "applied"])
-def test_fit_killed_mid_commit_recovers_and_the_rerun_succeeds(tmp_path, step):
-    after_root = copy_package(tmp_path / "after", ("CHANGELOG.md",))
-    assert cli("fit", "--name", "fault-test", "--package", str(after_root)).returncode == 0
+def test_fit_killed_mid_commit_recovers_and_the_rerun_succeeds(tmp_path, step, after_fit):
     root = copy_package(tmp_path / "package", ("CHANGELOG.md",))
     assert cli("fit", "--name", "fault-test", "--package", str(root), env={"ATARI5_FAULT_KILL": step}).returncode == 137
     rerun = cli("fit", "--name", "fault-test", "--package", str(root))
     assert rerun.returncode == 0, rerun.stderr
-    assert snapshot(root) == snapshot(after_root) and leftovers(root) == []
+    assert snapshot(root) == after_fit and leftovers(root) == []
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("step", ["staged", "renamed-2"])
-def test_pinning_a_calibration_edition_killed_mid_commit_leaves_before_or_after(tmp_path, step):
-    after_root = copy_package(tmp_path / "after", ("CHANGELOG.md",))
+def test_pinning_a_calibration_edition_killed_mid_commit_leaves_before_or_after(tmp_path, step, after_pin):
     pin = ["evaluate", "--pin-calibration", "--package"]
-    assert cli(*pin, str(after_root)).returncode == 0  # the pooled method's edition 2
     root = copy_package(tmp_path / "package", ("CHANGELOG.md",))
     before = snapshot(root)
     killed = cli(*pin, str(root), env={"ATARI5_FAULT_KILL": step})
@@ -395,7 +414,7 @@ def test_pinning_a_calibration_edition_killed_mid_commit_leaves_before_or_after(
     else:  # killed after it: the rerun finishes the commit and reports it (or finds nothing new)
         assert rerun.returncode in (0, 1), rerun.stderr
     assert leftovers(root) == []
-    assert snapshot(root) == snapshot(after_root) != before
+    assert snapshot(root) == after_pin != before
     # the old edition is never rewritten: the new one is beside it
     assert (root / "calibration" / "paper-2023.csv").read_bytes() == \
         (package_root() / "calibration" / "paper-2023.csv").read_bytes()

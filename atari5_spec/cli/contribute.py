@@ -6,11 +6,14 @@ SUBMISSION_HELP = "the submission folder, contributions/<algorithm-id> (see CONT
 
 
 def _cmd_check(args) -> int:
-    from ..contributions import check_submission, format_report
+    """Each folder's report in order (the package read once); exit 1 if any folder is not ready to merge."""
+    from ..contributions import check_submissions, format_report
 
-    report = check_submission(args.path, args.package)
-    print(format_report(report))
-    return 0 if report.ok else 1
+    status = 0
+    for report in check_submissions(args.paths, args.package):
+        print(format_report(report), flush=True)
+        status = status if report.ok else 1
+    return status
 
 
 def _relative(path) -> str:
@@ -133,8 +136,11 @@ def add_contribution_commands(commands) -> None:
     actions = p.add_subparsers(dest="contribute_action", metavar="ACTION")
     actions.required = True
 
-    c = actions.add_parser("check", help="list every problem of a submission (exit 0 when it can be merged)")
-    c.add_argument("path", help=SUBMISSION_HELP)
+    c = actions.add_parser("check", help="list every problem of submissions (exit 0 when each can be merged)",
+                           description="Checks each submission folder against the data package (read once) and "
+                                       "prints, per folder in order, every problem and a verdict. Exit 0 only when "
+                                       "every folder can be merged.")
+    c.add_argument("paths", nargs="+", metavar="path", help=SUBMISSION_HELP + "; several may be given")
     c.add_argument("--package", default=None,
                    help="data package to check against (default: the one the folder is in, else the installed one)")
     c.set_defaults(run=_cmd_check)

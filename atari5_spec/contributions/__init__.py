@@ -67,7 +67,14 @@ from .checking import (
                        source_row,
 )
 from .files import folder_problems, read_text
-from .merging import add_submission, appended_text, check_submission, merged_dataset_problems, merged_texts
+from .merging import (
+                       add_submission,
+                       appended_text,
+                       check_submission,
+                       check_submissions,
+                       merged_dataset_problems,
+                       merged_texts,
+)
 from .metadata import formula_problem, metadata_problems, parse_yaml
 from .model import (
                        CHANGELOG,
@@ -95,7 +102,8 @@ from .reading import id_collision_problems, id_problems, read_submission
 from .scores_table import header_problems, parse_scores, score_text_problem
 
 __all__ = ["MAX_FILE_BYTES", "SUBMISSION_FILES", "SubmittedScore", "Submission", "Merge", "Report",
-           "SubmissionError", "read_submission", "id_collision_problems", "check_submission", "add_submission", "plan_merge",
+           "SubmissionError", "read_submission", "id_collision_problems", "check_submission", "check_submissions",
+           "add_submission", "plan_merge",
            "protocol_exclusion", "format_report",
            # the rest of the former module's public names
            "CHANGELOG", "CURVE_COLUMNS", "DERIVABLE", "FAR_BELOW_RANDOM", "FIT_MIN_GAMES", "FORMULA_START",

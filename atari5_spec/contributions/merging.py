@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..data.datapackage import package_root, read_descriptor, resource_path, schema_of
 from ..data.errors import InputError
@@ -13,6 +15,9 @@ from .checking import merged_problems, plan_merge
 from .files import StoredFolder, submission_name
 from .model import CHANGELOG, MAX_FILE_BYTES, SCORES_FILE, SUBMISSION_FILES, Merge, Report, Submission, SubmissionError
 from .reading import read_submission
+
+if TYPE_CHECKING:
+    from ..data.loading import Dataset
 
 
 def appended_text(old: str, columns: list[str], rows: list[dict]) -> str:
@@ -87,13 +92,17 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
     return package_root(None)
 
 
-def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None
-            ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
+def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None,
+            loaded: dict[Path, "Dataset"] | None = None) -> tuple[Report, Path, Submission | None, dict[str, str]]:
+    """``loaded``: datasets already read, by package root (checks only; a merge reads under its lock)."""
     from ..data.loading import load
 
     folder = path if isinstance(path, StoredFolder) else Path(path)
     root = _package_for(folder, package, writing)
-    dataset = load(root)
+    if loaded is None:
+        dataset = load(root)
+    else:
+        dataset = loaded[root] = loaded[root] if root in loaded else load(root)
     submission_id = submission_name(folder)
     source_id = f"contrib-{submission_id}"
     sources = dataset.sources.set_index("source_id")
@@ -120,6 +129,15 @@ def check_submission(path: str | Path, package: str | Path | None = None, this_y
     folder sits in, else the installed one). Nothing is written.
     """
     return _review(path, package, writing=False, this_year=this_year)[0]
+
+
+def check_submissions(paths: Iterable[str | Path], package: str | Path | None = None, this_year: int | None = None
+                      ) -> Iterator[Report]:
+    """:func:`check_submission` of each folder in turn, reading each data package once (CI checks every
+    submission in one process). Nothing is written."""
+    loaded: dict[Path, "Dataset"] = {}
+    for path in paths:
+        yield _review(path, package, writing=False, this_year=this_year, loaded=loaded)[0]
 
 
 def _changelog_line(merge: Merge, submission: Submission, version: str) -> tuple[str, str]:

@@ -137,7 +137,8 @@ def parse_scores(text: str, label: str, table_schema: dict, games, raw_value_max
                             "write the header game,score and then one row per game")]
     fields = {f["name"]: f for f in table_schema["fields"]}
     aliases = game_aliases(games)
-    constants = games.set_index("game_id")
+    # random and human score per game_id, looked up once per row (a dict: .loc per cell was most of a check's time)
+    baselines = dict(zip(games["game_id"], zip(games["random_score"], games["human_score"])))
     records = _records(text)
     try:
         _, header = next(records)
@@ -148,7 +149,7 @@ def parse_scores(text: str, label: str, table_schema: dict, games, raw_value_max
         rows, seen, content_rows, runs = [], {}, 0, {}
         for line, cells in records:
             content_rows += any(c.strip() for c in cells) and not cells[0].lstrip().startswith("#")
-            row, row_problems = _parse_row(line, cells, header, fields, label, aliases, constants, raw_value_max)
+            row, row_problems = _parse_row(line, cells, header, fields, label, aliases, baselines, raw_value_max)
             problems += row_problems
             if row is None:
                 continue
@@ -180,8 +181,8 @@ def parse_scores(text: str, label: str, table_schema: dict, games, raw_value_max
     return rows, problems
 
 
-def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, label: str, aliases, constants,
-               raw_value_max: int | None) -> tuple[SubmittedScore | None, list[Problem]]:
+def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, label: str, aliases,
+               baselines: dict[str, tuple[float, float]], raw_value_max: int | None) -> tuple[SubmittedScore | None, list[Problem]]:
     """One data row: a SubmittedScore, or the Problems of its cells."""
     if not cells or not any(c.strip() for c in cells):
         return None, [Problem(label, line, None, "empty line", "remove the empty line")]
@@ -254,7 +255,7 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
                                     f"{hint}use an ALE id (battle_zone), Gymnasium id or printed name "
                                     "of one of the 57 games"))
         else:
-            if game_id not in constants.index:  # a real ALE game that data/games.csv does not list yet
+            if game_id not in baselines:  # a real ALE game that data/games.csv does not list yet
                 problems.append(Problem(label, line, "game", f"{values['game']!r} is the ALE game {game_id}, "
                                         "outside the 57-game benchmark, and data/games.csv does not list it yet",
                                         f"ask a maintainer to add {game_id} to data/games.csv with in_57 false "
@@ -262,7 +263,7 @@ def _parse_row(line: int, cells: list[str], header: list[str], fields: dict, lab
     if problems:
         return None, problems
     score = float(values["score"])
-    random, human = constants.loc[game_id, "random_score"], constants.loc[game_id, "human_score"]
+    random, human = baselines[game_id]
     # Games outside the 57 have no random and human scores, so no floor: they are stored, never scored.
     floor = random - FAR_BELOW_RANDOM * (human - random)
     if score < floor:
