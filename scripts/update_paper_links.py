@@ -7,7 +7,8 @@ Usage::
 The links file has the columns ``paper_title, link_kind, link, read_from``: one row per paper, matched to the
 entries of ``data/algorithms.csv`` by their ``paper_title`` (as ``scripts/add_paper_links.py`` matches them), with
 the text the identifier was read in. In one transaction the script gives every entry of that paper the link in
-``data/paper_links.csv`` where its row is ``none-found``; a row that already holds the same link is left as it is, a
+``data/paper_links.csv`` where its row is ``none-found``, and a row where the entry has none yet (an entry merged by
+``contribute add`` after the table was made); a row that already holds the same link is left as it is, a
 row with a different link is refused (name the file and line; reconcile by hand). The values are checked against
 ``schemas/paper-links.schema.json`` before anything is written, and the data package's minor version is bumped.
 
@@ -41,7 +42,8 @@ NONE_FOUND = "none-found"
 
 
 def linked_text(root: Path, links_path: Path) -> dict[str, str]:
-    """{LINKS: new text} when a none-found row gains a link, {} when every link is recorded already."""
+    """{LINKS: new text} when a none-found row or an entry without a row gains a link, {} when every link is recorded
+    already."""
     descriptor = read_descriptor(root)
     if not any(r["name"] == "paper_links" for r in descriptor["resources"]):
         raise SystemExit(f"{root}: no paper_links resource; run scripts/add_paper_links.py first")
@@ -67,8 +69,10 @@ def linked_text(root: Path, links_path: Path) -> dict[str, str]:
             problems.append(f"{where}: no entry of {ALGORITHMS} has paper_title {link['paper_title']!r}")
         for algorithm_id in ids:
             row = by_id.get(algorithm_id)
-            if row is None:
-                problems.append(f"{where}: {algorithm_id} has no row in {LINKS}; run scripts/add_paper_links.py")
+            if row is None:  # an entry merged after the table was made
+                by_id[algorithm_id] = dict(algorithm_id=algorithm_id, link_kind=link["link_kind"], link=link["link"],
+                                           read_from=link["read_from"], reason="")
+                changed = True
             elif row["link_kind"] == NONE_FOUND:
                 row.update(link_kind=link["link_kind"], link=link["link"], read_from=link["read_from"], reason="")
                 changed = True
@@ -79,7 +83,7 @@ def linked_text(root: Path, links_path: Path) -> dict[str, str]:
         raise SystemExit("\n".join(problems))
     if not changed:
         return {}
-    return {LINKS: csv_text(columns, ([r[c] for c in columns] for r in rows))}
+    return {LINKS: csv_text(columns, ([by_id[i][c] for c in columns] for i in sorted(by_id)))}
 
 
 def main(argv=None) -> int:

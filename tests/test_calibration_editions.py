@@ -101,11 +101,12 @@ def test_new_evidence_is_the_next_edition_beside_the_unchanged_old_one(package_c
     # there; verify compares with the same 1e-9 tolerance)
     # (protocol labels that data 1.25.0's protocol evidence stated since are the one difference allowed)
     # data 1.77.0-1.80.0 merged 28 never-selected agents (Dopamine, Cleanba) after edition 2 was pinned: they are
-    # the rows the recomputed edition holds beyond it
+    # the rows the recomputed edition holds beyond it; data 1.83.0-1.88.0 merged 6 more (SLM-Lab 2019, ChainerRL DQN
+    # and A3C), which the third formula edition holds
     pinned = package_root() / "calibration" / "paper-2023.in-range.2.csv"
-    since = {r["algorithm_id"] for r in read_named_calibration(version, "paper-2023.formula.2").rows} - {
+    since = {r["algorithm_id"] for r in read_named_calibration(version, "paper-2023.formula.3").rows} - {
         r["algorithm_id"] for r in read_named_calibration(version, "paper-2023.formula").rows}
-    assert len(since) == 28
+    assert len(since) == 28 + 6
     assert _same_rows(new, pinned, filled_since={"sticky", "budget", "regime"}, added=since)
     assert calibration_editions(version, "in-range") == [1, 2]
     # the method's newest edition is read; the old edition is still read by its name; score keeps the first
@@ -142,8 +143,9 @@ def test_the_pooled_method_gets_its_own_second_edition(package_copy, capsys):
     assert changelog == "" or "calibration `paper-2023.2`, edition 2" in changelog
     data = atari5_spec.load(root, scores="all")
     names = pinned_calibration_names(root, "paper-2023")
-    assert names == ["paper-2023.formula", "paper-2023.formula.2", "paper-2023.reselected", "paper-2023.reselected.2",
-                     "paper-2023.in-range", "paper-2023.in-range.2", "paper-2023", "paper-2023.2"]
+    assert names == ["paper-2023.formula", "paper-2023.formula.2", "paper-2023.formula.3", "paper-2023.reselected",
+                     "paper-2023.reselected.2", "paper-2023.reselected.3", "paper-2023.in-range", "paper-2023.in-range.2",
+                     "paper-2023", "paper-2023.2"]
     for name in names:  # verify's calibration check, every edition: each against the agents it holds
         compared, problems = calibration_mismatches(data, name, 1e-9)
         assert compared > 400 and problems == [], name
@@ -155,7 +157,7 @@ def test_registry_flags_an_unlisted_edition_and_a_missing_earlier_one(package_co
     (calibration / "paper-2023.in-range.3.csv").write_bytes((calibration / "paper-2023.in-range.2.csv").read_bytes())
     assert [p.file for p in registry_problems(package_copy)] == ["calibration/paper-2023.in-range.3.csv"]
     assert read_calibration(version, "in-range").name == "paper-2023.in-range.2"  # an unlisted edition is never used
-    assert read_calibration(version).name == DEFAULT.name == "paper-2023.formula.2"
+    assert read_calibration(version).name == DEFAULT.name == "paper-2023.formula.3"
     (calibration / "paper-2023.in-range.3.csv").unlink()
     _without_edition(package_copy, "paper-2023.in-range")  # the old edition dropped: not allowed
     problems = registry_problems(package_copy)

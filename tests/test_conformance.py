@@ -24,7 +24,7 @@ from atari5_spec.scoring.estimate import _prediction_interval
 
 ROOT = package_root()
 PORT = ROOT / "conformance" / "port.py"
-DEFAULT_CALIBRATION = "paper-2023.formula.2"  # score's default: the vectors' cases that name no other calibration
+DEFAULT_CALIBRATION = "paper-2023.formula.3"  # score's default: the vectors' cases that name no other calibration
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_the_vectors_follow_their_schema_and_cover_what_the_spec_names(vectors):
     edge = [c["expected"]["estimate"] for c in scored if abs(c["expected"]["estimate"] - 40) < 0.5]
     assert min(edge) < reference.IN_RANGE_MIN <= max(edge)  # either side of the range edge
     assert any(c["expected"]["status"] == "withheld" for c in scored)
-    assert {c["calibration"] for c in cases} >= {"paper-2023.formula.2", "paper-2023.reselected", "paper-2023"}  # a pooled one too
+    assert {c["calibration"] for c in cases} >= {"paper-2023.formula.3", "paper-2023.reselected", "paper-2023"}  # a pooled one too
     ratios = [c for c in cases if c["kind"] == "ratio"]
     assert {c["same_setup"] for c in ratios} == {True, False}
     assert {c["expected"]["decision"] for c in ratios} >= {"higher", "cannot tell", None}
@@ -67,7 +67,7 @@ def test_verify_fails_on_a_changed_expectation_or_parameter(vectors):
     problems = [d for case in changed["cases"][:1]
                 for d in conformance._differences(case["expected"], run_case(changed, case), case["id"])]
     assert problems and "estimate" in problems[0]
-    pinned = conformance.parameters_from_package(ROOT, "paper-2023", ["paper-2023.formula.2"],
+    pinned = conformance.parameters_from_package(ROOT, "paper-2023", ["paper-2023.formula.3"],
                                                  list(changed["coefficients"]["games"]))
     assert conformance._differences(pinned["coefficients"], changed["coefficients"], "coefficients")
 

@@ -48,7 +48,7 @@ def test_default_calibration_is_the_pinned_reselected_one(calibration):
     # docs/out-of-sample.md; reselected before it: the games chosen again without each paper, issue 24)
     first = next(iter(CALIBRATION_METHODS))
     assert first == "formula" and calibration.method == first
-    assert calibration.name == _fallback_order(package_root())[0] == "paper-2023.formula.2"
+    assert calibration.name == _fallback_order(package_root())[0] == "paper-2023.formula.3"
     in_range = calibration.errors("Atari-5", estimate=100.0)
     assert len(in_range) < len(calibration.errors("Atari-5"))  # the extrapolation errors are left out in range
     assert conformal_quantile(in_range, 0.95) < conformal_quantile(calibration.errors("Atari-5"), 0.95)
@@ -64,8 +64,9 @@ def test_an_edited_calibration_is_not_used_by_default(tmp_path):
     shutil.copytree(root / "calibration", tmp_path / "calibration")
     shutil.copy(root / "datapackage.json", tmp_path / "datapackage.json")
     order = _fallback_order(root)
-    assert order == ["paper-2023.formula.2", "paper-2023.formula", "paper-2023.reselected.2", "paper-2023.reselected",
-                     "paper-2023.in-range.2", "paper-2023.in-range", "paper-2023"]
+    assert order == ["paper-2023.formula.3", "paper-2023.formula.2", "paper-2023.formula", "paper-2023.reselected.3",
+                     "paper-2023.reselected.2", "paper-2023.reselected", "paper-2023.in-range.2", "paper-2023.in-range",
+                     "paper-2023"]
     assert read_calibration(tmp_path / "coefficients" / "paper-2023").name == order[0]
     for name, falls_back_to in zip(order, order[1:]):
         edited = tmp_path / "calibration" / f"{name}.csv"  # an edited newest edition: the older pinned one is used
@@ -190,8 +191,9 @@ def test_verify_recomputes_every_calibration_and_edition():
     assert calibration_names("paper-2023") == {"reselected": "paper-2023.reselected", "formula": "paper-2023.formula",
                                                "in-range": "paper-2023.in-range", "pooled": "paper-2023"}
     names = pinned_calibration_names(package_root(), "paper-2023")
-    assert names == ["paper-2023.formula", "paper-2023.formula.2", "paper-2023.reselected", "paper-2023.reselected.2",
-                     "paper-2023.in-range", "paper-2023.in-range.2", "paper-2023"]
+    assert names == ["paper-2023.formula", "paper-2023.formula.2", "paper-2023.formula.3", "paper-2023.reselected",
+                     "paper-2023.reselected.2", "paper-2023.reselected.3", "paper-2023.in-range", "paper-2023.in-range.2",
+                     "paper-2023"]
     data = atari5_spec.load(scores="all")
     compared = {}
     for name in names:

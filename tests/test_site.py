@@ -259,7 +259,7 @@ def test_every_entry_has_a_paper_link_or_a_reason_in_the_format_its_kind_names(d
 
     links = dataset.paper_links.set_index("algorithm_id")
     assert sorted(links.index) == sorted(dataset.algorithms.algorithm_id)
-    formats = {"arxiv": r"[0-9]{4}\.[0-9]{4,5}", "doi": r"10\.[0-9]{4,9}/\S+"}
+    formats = {"arxiv": r"[0-9]{4}\.[0-9]{4,5}", "doi": r"10\.[0-9]{4,9}/\S+", "url": r"https://\S+"}
     for algorithm_id, row in links.iterrows():
         assert row.read_from, algorithm_id
         if row.link_kind == "none-found":
