@@ -458,7 +458,6 @@ def revisiting_cross_checks(package: Path) -> list[tuple]:
 
 # --- protocol evidence (data/protocol_evidence.csv, through scripts/update_protocol_evidence.py) ---------------------
 
-EVIDENCE_COLUMNS = ["algorithm_id", "field", "value", "status", "source", "location", "verification"]
 DOPAMINE_EVIDENCE = (  # field, value, location in both DQN configurations (read with the search tool)
     ("sticky_action_probability", "0.25", "JAX dqn.gin lines 26-27 and TensorFlow dqn.gin lines 26-27: '# Sticky "
                                           "actions with probability 0.25, as suggested by (Machado et al., 2017).' "
@@ -490,15 +489,9 @@ def evidence_rows() -> list[list[str]]:
 
 def record_evidence(package: Path) -> None:
     """data/protocol_evidence.csv gains evidence_rows() (one data version; a replay writes nothing)."""
-    import tempfile
-
     import update_protocol_evidence
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "protocol_evidence_2027.csv"
-        path.write_text(csv_text(EVIDENCE_COLUMNS, evidence_rows()), encoding="utf-8")
-        if update_protocol_evidence.main([str(package), "--evidence", str(path)]):
-            raise SystemExit("protocol evidence: not recorded")
+    update_protocol_evidence.record_rows(package, evidence_rows(), "protocol_evidence_2027")
 
 
 def main(argv=None) -> int:

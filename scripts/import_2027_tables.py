@@ -216,8 +216,6 @@ AGENTS = [*[dict(id=i, column=c, name=n, sticky=s, make=slm_table) for i, c, n, 
 
 # --- protocol evidence (data/protocol_evidence.csv, through scripts/update_protocol_evidence.py) ---------------------
 
-EVIDENCE_COLUMNS = ["algorithm_id", "field", "value", "status", "source", "location", "verification"]
-
 
 def evidence_rows() -> list[list[str]]:
     """Where each entry's sticky actions, training frames and episode cap are stated, or that they are not."""
@@ -255,15 +253,9 @@ def evidence_rows() -> list[list[str]]:
 
 def record_evidence(package: Path) -> None:
     """data/protocol_evidence.csv gains evidence_rows() (one data version; a replay writes nothing)."""
-    import tempfile
-
     import update_protocol_evidence
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "protocol_evidence_2027_tables.csv"
-        path.write_text(csv_text(EVIDENCE_COLUMNS, evidence_rows()), encoding="utf-8")
-        if update_protocol_evidence.main([str(package), "--evidence", str(path)]):
-            raise SystemExit("protocol evidence: not recorded")
+    update_protocol_evidence.record_rows(package, evidence_rows(), "protocol_evidence_2027_tables")
 
 
 def main(argv=None) -> int:

@@ -156,6 +156,20 @@ def apply(root: Path, evidence_path: Path) -> dict[str, str]:
     return texts
 
 
+EVIDENCE_COLUMNS = ["algorithm_id", "field", "value", "status", "source", "location", "verification"]
+
+
+def record_rows(package: Path, rows: list[list[str]], label: str) -> None:
+    """An import script's evidence rows (EVIDENCE_COLUMNS) recorded in ``package`` by :func:`main` (one data
+    version; a replay writes nothing); ``label`` names the temporary evidence file in main's messages."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{label}.csv"
+        path.write_text(csv_text(EVIDENCE_COLUMNS, rows), encoding="utf-8")
+        if main([str(package), "--evidence", str(path)]):
+            raise SystemExit("protocol evidence: not recorded")
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("package", nargs="?", type=Path, default=ROOT, help="data package directory (default: this repository)")
