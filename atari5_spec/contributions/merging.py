@@ -102,7 +102,9 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
     if loaded is None:
         dataset = load(root)
     else:
-        dataset = loaded[root] = loaded[root] if root in loaded else load(root)
+        if root not in loaded:
+            loaded[root] = load(root)
+        dataset = loaded[root]
     submission_id = submission_name(folder)
     source_id = f"contrib-{submission_id}"
     sources = dataset.sources.set_index("source_id")
