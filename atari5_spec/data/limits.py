@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import unicodedata
 from typing import Any, Callable
 
 from .errors import InputError
@@ -145,14 +144,14 @@ def control_character_problem(text: str, line_breaks: bool = False) -> str | Non
 
 def printable(text: str) -> str:
     """``text`` safe to print on a terminal: control and bidirectional characters shown as U+FFFD."""
-    return "".join("\ufffd" if unicodedata.category(c) == "Cc" or c in _BIDI_CONTROLS else c for c in text)
+    return FORBIDDEN_CHARACTER.sub("\ufffd", text)
 
 
 def escaped(text: str) -> str:
     """``text`` safe to print on a terminal, every control and bidirectional character written as an escape
     (ESC as ``\\x1b``, NUL as ``\\x00``, U+202E as ``\\u202e``): the name stays recognisable, nothing is executed."""
     def one(c: str) -> str:
-        if unicodedata.category(c) == "Cc" or c in _BIDI_CONTROLS or c == "\\":
+        if c == "\\" or FORBIDDEN_CHARACTER.match(c):
             return "\\\\" if c == "\\" else (f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}")
         return c
     return "".join(one(c) for c in text)
