@@ -18,7 +18,7 @@ import numpy as np
 
 from ..fitting import N_SPLITS, SEED
 from .kernels import _pair_mse
-from .rowsets import _BoundRowSets, _direct_mse, _fresh_states, _RowSets, _single_mse
+from .rowsets import _BoundRowSets, _direct_mse, _LeverageBoundRowSets, _fresh_states, _RowSets, _single_mse
 from .tree import _before, _bucket_view, _buckets, _extend, _in_batches, _Pending, _Redo, _Single, _Stack
 
 Progress = Callable[[int, int], None]
@@ -197,7 +197,7 @@ def _each(executor: ThreadPoolExecutor | None, function: Callable, arguments: li
 def evaluate_all_subsets(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int,
                          always: Sequence[int] = (), n_splits: int = N_SPLITS, seed: int = SEED,
                          progress: Progress | None = None, n_threads: int | None = None,
-                         lower_bound: bool = False) -> SubsetScores:
+                         lower_bound: str | None = None) -> SubsetScores:
     """CV MSE of every k-subset of ``pool`` (column indices of X), each fitted together with ``always``.
 
     X: (algorithms, games) with NaN for missing scores; y: (algorithms,).
@@ -207,15 +207,22 @@ def evaluate_all_subsets(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: i
     (default: up to 2); the results do not depend on it. Small searches
     (``_DIRECT_UP_TO``) fit each subset directly instead (same numbers to
     rounding, less fixed cost). With ``lower_bound`` the numbers are not CV
-    MSEs but a lower bound of each (in-sample RSS / (n_splits * ceil(n /
-    n_splits)), ``rowsets._BoundRowSets``), at about a tenth of the cost.
+    MSEs but a lower bound of each, at a third to a tenth of the cost:
+    ``"leverage"`` the tightest (the full fit's residuals under a metric that
+    counts the always games' leverage in each fold,
+    ``rowsets._LeverageBoundRowSets``), ``"rss"`` in-sample RSS / (n_splits *
+    ceil(n / n_splits)) (``rowsets._BoundRowSets``; the form
+    ``shared_bounds`` can carry to other rows).
     """
     X, y = np.asarray(X, float), np.asarray(y, float)
     order = np.array(_search_order(X, y, pool, always), np.intp)
     n = len(order)
     if not 1 <= k <= n:
         raise ValueError(f"cannot choose {k} of {n} games")
-    rowsets = (_BoundRowSets if lower_bound else _RowSets)(X, y, always, order, n_splits, seed)
+    kinds = {None: _RowSets, "rss": _BoundRowSets, "leverage": _LeverageBoundRowSets}
+    if lower_bound not in kinds:
+        raise ValueError(f"lower_bound must be one of {sorted(k for k in kinds if k)} or None, not {lower_bound!r}")
+    rowsets = kinds[lower_bound](X, y, always, order, n_splits, seed)
     total = math.comb(n, k)
     if total * (k + 1) ** 2 <= _DIRECT_UP_TO or k == 1:
         positions = np.array(list(itertools.combinations(range(n), k)), np.intp).reshape(total, k)

@@ -25,7 +25,7 @@ from .engine import map_tasks
 from .exhaustive import Progress, SubsetScores, evaluate_all_subsets
 from .rowsets import _direct_mse, _RowSets
 from .tasks import KEEP, make_problem, plan_tasks, run_task
-from .topn import TopSubsets, empty_top, merge_top, top_of
+from .topn import TopSubsets, empty_top, merge_top
 
 # Re-score exactly every subset whose fast CV MSE is within this relative
 # distance of the best admissible one: far above the fast path's rounding
@@ -136,11 +136,13 @@ def search_best(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int, alway
 
 
 def _choose(X: np.ndarray, y: np.ndarray, top: TopSubsets, always: Sequence[int], n_splits: int,
-            seed: int) -> tuple[int, ...] | None:
-    """The best admissible subset, or None when ``top`` has too few subsets to be sure of it."""
+            seed: int, checked: SubsetScores | None = None) -> tuple[int, ...] | None:
+    """The best admissible subset, or None when ``top`` has too few subsets to be sure of it (``checked``:
+    ``evaluate_subsets`` of ``top.subsets``, row for row, when the caller has it)."""
     if not len(top.cv_mse):
         raise ValueError("no admissible subset: no subset can be fitted (too few rows, or singular)")
-    checked = evaluate_subsets(X, y, top.subsets, always, n_splits, seed)
+    if checked is None:
+        checked = evaluate_subsets(X, y, top.subsets, always, n_splits, seed)
     # 1. walk up the fast ranking until an admissible model turns up
     if not checked.admissible.any():
         if top.complete:
@@ -186,15 +188,16 @@ def bounded_best(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int, alwa
                  bounds: SubsetScores | None = None) -> tuple[int, ...]:
     """``best_subset``'s choice, cross-validating only the subsets that could be it (a third of the cost for Atari-5).
 
-    Every subset's CV MSE is at least its in-sample RSS / (n_splits * ceil(n / n_splits))
-    (``evaluate_all_subsets(..., lower_bound=True)``, one pass of the tree instead of one per fold). The
-    subsets of lowest bound are cross-validated until an admissible one turns up: its CV MSE C is at least
-    the best admissible one's. Any subset ``_choose`` could look at (the ranking up to the best admissible
-    subset and its near ties) has CV MSE at most C (1 + TIE_RTOL), so its bound is too: exactly those
-    subsets (with a margin, ``BOUND_RTOL``, and every subset without a bound) are cross-validated and
-    ranked, and ``_choose`` decides among them as among all. When no subset of finite bound is
-    admissible (the exhaustive search then says why nothing can be chosen), or the bound leaves more
-    than a quarter of the subsets, the exhaustive search decides.
+    Every subset's CV MSE is at least its full fit's residuals measured with a fold-aware metric
+    (``evaluate_all_subsets(..., lower_bound="leverage")``, one pass of the tree instead of one per fold;
+    at least its in-sample RSS / (n_splits * ceil(n / n_splits)), tighter with always games). The
+    subsets are cross-validated in order of their bound (those without one first), and C, the lowest CV
+    MSE of an admissible subset met so far, is never below the best admissible one's. Any subset
+    ``_choose`` could look at (the ranking up to the best admissible subset and its near ties) has CV MSE
+    at most C (1 + TIE_RTOL), so its bound is too: the walk stops at the first bound above that (with a
+    margin, ``BOUND_RTOL``), and ``_choose`` decides among the subsets cross-validated as among all.
+    When no subset of finite bound is admissible (the exhaustive search then says why nothing can be
+    chosen), or the bound leaves more than a quarter of the subsets, the exhaustive search decides.
 
     ``bounds``: any other lower bound of every k-subset's CV MSE on these rows (every subset once, NaN where
     unknown), e.g. one pass shared by several leave-one-paper-out folds (``shared_bounds``); the choice is the
@@ -202,30 +205,64 @@ def bounded_best(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: int, alwa
     """
     X, y = np.asarray(X, float), np.asarray(y, float)
     if bounds is None:
-        bounds = evaluate_all_subsets(X, y, pool, k, always, n_splits, seed, n_threads=n_threads, lower_bound=True)
+        bounds = evaluate_all_subsets(X, y, pool, k, always, n_splits, seed, n_threads=n_threads,
+                                      lower_bound="leverage")
     lower = bounds.cv_mse
     finite = np.flatnonzero(np.isfinite(lower))
-    ceiling, start, stop = np.inf, 0, 256
+    checked: list[SubsetScores] = []
+
+    def check(indices: np.ndarray) -> float:
+        """Cross-validate these subsets; the lowest CV MSE of an admissible one among them (inf if none)."""
+        scores = evaluate_subsets(X, y, bounds.subsets[indices], always, n_splits, seed)
+        checked.append(scores)
+        usable = scores.admissible & np.isfinite(scores.cv_mse)
+        return float(scores.cv_mse[usable].min()) if usable.any() else np.inf
+
+    ceiling = check(np.flatnonzero(~np.isfinite(lower))) if len(finite) < len(lower) else np.inf
+    # 1. the subsets of lowest bound, more each round, until an admissible one sets a finite ceiling
+    start, stop = 0, 256
     while not np.isfinite(ceiling) and start < len(finite):
-        # the subsets of the next-lowest bounds (a partition, not a sort of millions)
         stop = min(stop, len(finite))
         lowest = finite[np.argpartition(lower[finite], stop - 1)[:stop]] if stop < len(finite) else finite
-        chunk = lowest[np.argsort(lower[lowest], kind="stable")][start:stop]
-        checked = evaluate_subsets(X, y, bounds.subsets[chunk], always, n_splits, seed)
-        usable = checked.admissible & np.isfinite(checked.cv_mse)
-        if usable.any():
-            ceiling = float(checked.cv_mse[usable].min())
+        ceiling = min(ceiling, check(lowest[np.argsort(lower[lowest], kind="stable")][start:stop]))
         start, stop = stop, stop * 8
     if not np.isfinite(ceiling):
         return best_subset(X, y, pool, k, always, n_splits, seed, n_threads=n_threads)
-    threshold = ceiling * (1 + TIE_RTOL) * (1 + BOUND_RTOL)
-    candidates = np.flatnonzero(~(lower > threshold))                                # NaN bounds stay in
-    if len(candidates) > len(lower) // 4:    # the bound rules out too little: cross-validate every subset
+    # 2. every other subset the ceiling leaves, lowest bound first, the ceiling lowered as they come
+    done = np.zeros(len(lower), bool)
+    done[~np.isfinite(lower)] = True
+    if start:
+        done[lowest[np.argsort(lower[lowest], kind="stable")][:start]] = True
+    left = finite[~done[finite] & ~(lower[finite] > ceiling * (1 + TIE_RTOL) * (1 + BOUND_RTOL))]
+    if len(left) > len(lower) // 4:    # the bound rules out too little: cross-validate every subset
         return best_subset(X, y, pool, k, always, n_splits, seed, n_threads=n_threads)
-    checked = evaluate_subsets(X, y, bounds.subsets[candidates], always, n_splits, seed)
-    top = top_of(SubsetScores(checked.subsets, checked.cv_mse, checked.n_rows), len(candidates))
-    best = _choose(X, y, top, always, n_splits, seed)
-    if best is None:      # cannot happen: every candidate is kept, so the ranking is complete
+    left = left[np.argsort(lower[left], kind="stable")]
+    position, size = 0, 1024
+    while position < len(left):
+        threshold = ceiling * (1 + TIE_RTOL) * (1 + BOUND_RTOL)
+        chunk = left[position:position + size]
+        chunk = chunk[~(lower[chunk] > threshold)]           # sorted: what is cut here is the walk's end
+        if not len(chunk):
+            break
+        ceiling = min(ceiling, check(chunk))
+        position, size = position + size, size * 2
+    return _choose_among(X, y, checked, always, n_splits, seed)
+
+
+def _choose_among(X: np.ndarray, y: np.ndarray, checked: list[SubsetScores], always: Sequence[int],
+                  n_splits: int, seed: int) -> tuple[int, ...]:
+    """``_choose`` over every subset cross-validated (each of ``checked`` from ``evaluate_subsets``), ranked as
+    ``top_of`` ranks, without cross-validating them again."""
+    scores = SubsetScores(*(np.concatenate([getattr(c, field) for c in checked]) for field in SubsetScores._fields))
+    finite = np.flatnonzero(np.isfinite(scores.cv_mse))
+    columns = np.sort(scores.subsets, axis=1).astype(np.int16)
+    # (CV MSE, columns), as top_of: lexsort's last key is the primary one
+    order = finite[np.lexsort([*(columns[finite, j] for j in reversed(range(columns.shape[1]))),
+                               scores.cv_mse[finite]])]
+    top = TopSubsets(columns[order], scores.cv_mse[order], scores.n_rows[order].astype(np.int32),
+                     len(scores.cv_mse), len(scores.cv_mse) - len(finite))
+    best = _choose(X, y, top, always, n_splits, seed, SubsetScores(*(field[order] for field in scores)))
+    if best is None:      # cannot happen: every subset cross-validated is kept, so the ranking is complete
         raise AssertionError("bounded search: the candidates do not decide the choice")
     return best
 

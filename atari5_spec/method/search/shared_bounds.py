@@ -62,7 +62,7 @@ def group_bound(X: np.ndarray, y: np.ndarray, keep: np.ndarray, pool: Sequence[i
     """Every k-subset of ``pool`` with its in-sample RSS (``cv_mse`` holds it) and complete-row count on the rows
     ``keep`` (a boolean mask: the rows without the group)."""
     X, y = np.asarray(X, float)[keep], np.asarray(y, float)[keep]
-    bound = evaluate_all_subsets(X, y, pool, k, always, n_splits, seed, n_threads=n_threads, lower_bound=True)
+    bound = evaluate_all_subsets(X, y, pool, k, always, n_splits, seed, n_threads=n_threads, lower_bound="rss")
     n = bound.n_rows.astype(float)
     return bound._replace(cv_mse=bound.cv_mse * (n_splits * np.ceil(n / n_splits)))
 
