@@ -25,12 +25,52 @@ def reference_bound(X, y, columns, n_splits=fitting.N_SPLITS):
 def test_the_bound_is_below_every_cv_mse_and_is_the_in_sample_rss(k, always, path):
     X, y = synthetic(seed=50 + k)
     pool = [g for g in range(X.shape[1]) if g not in always]
-    bounds = search.evaluate_all_subsets(X, y, pool, k, always, lower_bound=True)
+    bounds = search.evaluate_all_subsets(X, y, pool, k, always, lower_bound="rss")
     assert len(bounds.cv_mse) == math.comb(len(pool), k)
     for subset, bound in zip(bounds.subsets.tolist(), bounds.cv_mse):
         columns = list(subset) + list(always)
         assert bound == pytest.approx(reference_bound(X, y, columns), rel=1e-9)
         assert bound <= reference_mse(X, y, columns) * (1 + 1e-12)
+
+
+def reference_leverage_bound(X, y, columns, always, n_splits=fitting.N_SPLITS):
+    """sum_k e_k' (I - (H_A)_kk)^-1 e_k / (K n_k) on the subset's complete rows, by the reference fit and explicit
+    inverses (e: the full fit's residuals; H_A: the hat matrix of the always games alone)."""
+    rows = ~np.isnan(y) & ~np.isnan(X[:, list(columns)]).any(axis=1)
+    A, b = X[rows][:, list(columns)], y[rows]
+    residual = b - A @ fitting.fit_no_intercept(A, b)
+    kept = X[rows][:, list(always)]
+    hat = kept @ np.linalg.inv(kept.T @ kept) @ kept.T if always else np.zeros((len(b), len(b)))
+    total = 0.0
+    for test in fitting.kfold_test_folds(len(b), n_splits):
+        metric = np.linalg.inv(np.eye(len(test)) - hat[np.ix_(test, test)])
+        total += residual[test] @ metric @ residual[test] / (n_splits * len(test))
+    return total
+
+
+@pytest.mark.parametrize("k, always", [(2, ()), (3, ()), (2, (3, 9)), (3, (0, 5, 11))])
+def test_the_leverage_bound_lies_between_the_rss_bound_and_every_cv_mse(k, always, path):
+    X, y = synthetic(seed=80 + k + len(always))
+    pool = [g for g in range(X.shape[1]) if g not in always]
+    leverage = search.evaluate_all_subsets(X, y, pool, k, always, lower_bound="leverage")
+    rss = search.evaluate_all_subsets(X, y, pool, k, always, lower_bound="rss")
+    rss_of = {tuple(sorted(s)): b for s, b in zip(rss.subsets.tolist(), rss.cv_mse)}
+    tighter = 0
+    for subset, bound in zip(leverage.subsets.tolist(), leverage.cv_mse):
+        columns = list(subset) + list(always)
+        cv = reference_mse(X, y, columns)
+        if not np.isfinite(cv):
+            continue
+        assert bound == pytest.approx(reference_leverage_bound(X, y, columns, always), rel=1e-9)
+        assert rss_of[tuple(sorted(subset))] * (1 - 1e-12) <= bound <= cv * (1 + 1e-12)
+        tighter += bound > rss_of[tuple(sorted(subset))] * (1 + 1e-6)
+    assert tighter > len(leverage.cv_mse) // 2        # strictly tighter for most subsets, not just equal
+
+
+def test_an_unknown_bound_kind_is_refused():
+    X, y = synthetic(seed=50)
+    with pytest.raises(ValueError, match="lower_bound must be one of"):
+        search.evaluate_all_subsets(X, y, range(5), 2, lower_bound=True)
 
 
 @pytest.mark.parametrize("seed", range(3))
