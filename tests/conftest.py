@@ -18,17 +18,21 @@ PACKAGE_PARTS = ("datapackage.json", "data", "schemas", "coefficients", "publish
 
 @pytest.fixture(scope="session", autouse=True)
 def _state_folder(tmp_path_factory):
-    """Each run's own state folder: the key that seals write journals (atari5_spec.data.transaction.ownership)
-    is made there, never in the user's home; subprocesses inherit it."""
+    """Each run's own state and cache folders, never the user's home; subprocesses inherit them. The key that
+    seals write journals (atari5_spec.data.transaction.ownership) is made in the state folder; Frictionless's
+    verdicts on content it has judged (atari5_spec.data.validation_cache) are kept in the cache folder, so a run
+    starts with none and every copy of the package a test validates shares them."""
     import os
 
-    previous = os.environ.get("XDG_STATE_HOME")
+    previous = {name: os.environ.get(name) for name in ("XDG_STATE_HOME", "XDG_CACHE_HOME")}
     os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
     yield
-    if previous is None:
-        os.environ.pop("XDG_STATE_HOME", None)
-    else:
-        os.environ["XDG_STATE_HOME"] = previous
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

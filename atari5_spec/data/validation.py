@@ -18,6 +18,7 @@ editor numbers it, header = line 1), the column, what is wrong and how to fix it
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import re
 from pathlib import Path
 
@@ -90,24 +91,83 @@ def descriptor_problems(root: Path) -> list[Problem]:
 
 
 def frictionless_problems(root: Path) -> list[Problem]:
-    """Structure, types, constraints, keys and hashes, via frictionless."""
-    import frictionless  # imported here: it is slow to import and only validation needs it
+    """Structure, types, constraints, keys and hashes, via frictionless: the descriptor, then each resource
+    (:mod:`.validation_cache`: content Frictionless has judged before is not read again)."""
+    from . import validation_cache
 
     try:
-        report = frictionless.Package(str(Path(root) / "datapackage.json")).validate()
+        descriptor = read_descriptor(root)
+    except InputError:
+        descriptor = None  # descriptor_problems says why; nothing is cached
+    names = [e.get("name") for e in descriptor["resources"]] if descriptor else []
+    version = _frictionless_version()
+    keys = {None: validation_cache.descriptor_key(root, descriptor, version) if descriptor else None,
+            **{name: validation_cache.resource_key(root, descriptor, name, version) for name in names}}
+    known = {name: validation_cache.read_entry(key) if key else None for name, key in keys.items()}
+    if all(found is not None for found in known.values()):
+        found = [f for name in [None, *names] for f in known[name]]
+    else:
+        found = _frictionless_findings(root, keys, known)
+    return [Problem(f["file"], f["row"], f["column"], f["message"],
+                    f["fix"] if f["type"] is None else _FIXES.get(f["type"], "see the Frictionless error type " + f["type"]))
+            for f in found]
+
+
+def _frictionless_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("frictionless")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _frictionless_findings(root: Path, keys: dict, known: dict) -> list[dict]:
+    """Frictionless's findings as plain dicts (file, row, column, message, type, fix): the descriptor's (key None),
+    then each resource's, each read from ``known`` when there and kept under its key when computed."""
+    import frictionless  # imported here: it is slow to import and only validation needs it
+
+    from . import validation_cache
+
+    def descriptor_finding(message: str, fix: str = "fix the descriptor") -> dict:
+        return {"file": "datapackage.json", "row": None, "column": None, "message": message, "type": None, "fix": fix}
+
+    try:
+        package = frictionless.Package(str(Path(root) / "datapackage.json"))
+        if known.get(None) is None:
+            try:
+                package.to_descriptor(validate=True)
+                known[None] = []
+            except frictionless.FrictionlessException as exception:
+                known[None] = [descriptor_finding(e.message) for e in exception.to_errors()]
+            if keys.get(None):
+                validation_cache.write_entry(keys[None], known[None])
+            if known[None]:
+                return known[None]
+        found = list(known[None])
+        for resource in package.resources:
+            if known.get(resource.name) is None:
+                known[resource.name] = _resource_findings(root, resource, descriptor_finding)
+                if keys.get(resource.name) and str(Path(root).resolve()) not in json.dumps(known[resource.name]):
+                    validation_cache.write_entry(keys[resource.name], known[resource.name])
+            found += known[resource.name]
+        return found
     except frictionless.FrictionlessException as error:
-        return [Problem("datapackage.json", None, None, str(error), "fix the descriptor so it is a valid Data Package")]
+        return [descriptor_finding(str(error), "fix the descriptor so it is a valid Data Package")]
     except Exception as error:  # Frictionless failing on a descriptor it does not expect: a problem, not a crash
-        return [Problem("datapackage.json", None, None, f"Frictionless cannot read the package ({type(error).__name__}: "
-                        f"{error})", "fix the descriptor so it is a valid Data Package")]
-    problems = [Problem("datapackage.json", None, None, e.message, "fix the descriptor") for e in report.errors]
+        return [descriptor_finding(f"Frictionless cannot read the package ({type(error).__name__}: {error})",
+                                   "fix the descriptor so it is a valid Data Package")]
+
+
+def _resource_findings(root: Path, resource, descriptor_finding) -> list[dict]:
+    report = resource.validate()
+    found = [descriptor_finding(e.message) for e in report.errors]
     for task in report.tasks:
         for error in task.errors:
-            problems.append(Problem(
-                _relative(root, task.place), getattr(error, "row_number", None),
-                getattr(error, "field_name", None) or getattr(error, "label", None),
-                error.message, _FIXES.get(error.type, "see the Frictionless error type " + error.type)))
-    return problems
+            found.append({"file": _relative(root, task.place), "row": getattr(error, "row_number", None),
+                          "column": getattr(error, "field_name", None) or getattr(error, "label", None),
+                          "message": error.message, "type": error.type, "fix": None})
+    return found
 
 
 # --- pandera -----------------------------------------------------------------
