@@ -133,11 +133,11 @@ def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, 
 
 
 def _pair_runs_covered(first, second, covered) -> int:
-    wholly: dict[str, bool] = {}
-    for a, b, ok in zip(first, second, covered):
-        for run in (a.run, b.run):
-            wholly[run] = wholly.get(run, True) and bool(ok)
-    return sum(wholly.values())
+    """Runs every one of whose pairs (as the first or the second agent) is covered: every run less those of an
+    uncovered pair."""
+    runs = {x.run for x in first} | {x.run for x in second}
+    short = {a.run for a, ok in zip(first, covered) if not ok} | {b.run for b, ok in zip(second, covered) if not ok}
+    return len(runs - short)
 
 
 def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, str]) -> list[dict]:

@@ -158,8 +158,11 @@ def check_training_rows(name: str, pinned_rows: pd.DataFrame, scores: pd.DataFra
     return Check(f"{name}: training rows in data", len(pinned_rows), mismatches), rows
 
 
-def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tuple[list[Check], dict]:
-    content, tables = coef.read_version_tables(coefficients_dir, name)
+def verify_version(dataset, name: str, coefficients_dir: Path, root: Path, reads=None) -> tuple[list[Check], dict]:
+    """Every check of one pinned version (``reads``: a :class:`~.pinned_reads.PinnedReads` of ``dataset``, whose
+    coefficients folder is ``coefficients_dir``, that the version's tables are read through)."""
+    content, tables = (coef.read_version_tables(coefficients_dir, name) if reads is None
+                       else reads.version_tables(name))
     checks = [check_files(name, coefficients_dir / name, content)]
     rows_check, rows = check_training_rows(name, tables["training_rows"], dataset.scores)
     checks.append(rows_check)
@@ -183,13 +186,15 @@ def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tu
     return checks, {"content": content, "tables": tables, "rows": rows}
 
 
-def check_calibration(dataset, name: str, search: bool = False, searched: dict | None = None, agents=None) -> Check:
+def check_calibration(dataset, name: str, search: bool = False, searched: dict | None = None, agents=None,
+                      reads=None) -> Check:
     """The pinned out-of-sample errors (score's prediction interval) recomputed from the data for the same agents
     (``search``: a reselected calibration's fold searches rerun too; ``searched`` keeps them between versions;
-    ``agents``: the data's agents, ``evaluation.agent_scores(dataset)``, computed once for every calibration)."""
+    ``agents``: the data's agents, ``evaluation.agent_scores(dataset)``, computed once for every calibration;
+    ``reads``: a :class:`~.pinned_reads.PinnedReads`, each version's tables read once for every calibration)."""
     from .evaluation.pinning import calibration_mismatches
 
-    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE, search, searched, agents)
+    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE, search, searched, agents, reads)
     return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
 
 
@@ -287,16 +292,18 @@ def _checks(root: Path, dataset, search: bool, validate: bool, structure, search
     from ..data.validation import validate_package
     from .evaluation.agents import agent_scores
     from .evaluation.pinning import pinned_calibration_names
+    from .pinned_reads import PinnedReads
 
     checks = []
     if dataset is not None:
         coefficients_dir = root / "coefficients"
         agents = agent_scores(dataset)  # every calibration's agents, from the data loaded once
+        reads = PinnedReads(dataset)  # every version's tables and training matrix, read once
         for name in coef.read_index(coefficients_dir)["versions"]:
-            version_checks, pinned = verify_version(dataset, name, coefficients_dir, root)
+            version_checks, pinned = verify_version(dataset, name, coefficients_dir, root, reads)
             checks += version_checks
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
-                checks.append(check_calibration(dataset, calibration, search, searched, agents))
+                checks.append(check_calibration(dataset, calibration, search, searched, agents, reads))
                 checks.append(check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
