@@ -135,6 +135,15 @@ def _group_search(task) -> list[dict]:
     return out
 
 
+def _take(values: np.ndarray, rows, columns) -> np.ndarray:
+    """``values[rows][:, columns]`` laid out in memory as ``values`` is, as ``frame.iloc[rows, columns].to_numpy()``
+    is for the frame whose array ``values`` is: the matrix product rounds by layout, so the estimates stay those of
+    the label lookups this replaces, to the last bit."""
+    taken = values[np.ix_(rows, columns)]
+    column_major = values.flags.f_contiguous and not values.flags.c_contiguous
+    return np.asfortranarray(taken) if column_major else np.ascontiguousarray(taken)
+
+
 def reselected_errors(dataset, version: str, selections: Selections, agents: Agents | None = None,
                       by_formula: tuple[str, ...] = (), reads=None) -> pd.DataFrame:
     """Every agent's error with its paper's fold (games chosen and weights fitted without its paper), one row per
@@ -203,6 +212,7 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
             row_of, game_of = phi.index.get_indexer(members.index), {g: i for i, g in enumerate(phi.columns)}
             if (row_of < 0).any():
                 raise KeyError(f"{subset} {kind}: agents without scores: {list(members.index[row_of < 0])}")
+            values_of = phi.to_numpy(float)  # once per group: each fold's values are taken from it
             for paper in sorted(set(papers)):  # one fold at a time: its agents' phi in one array
                 chosen = ((pinned_games, np.asarray(model.coefficients, float))
                           if kind in by_formula else fold(paper))
@@ -210,8 +220,7 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
                     continue
                 games, weights = chosen
                 mine = np.flatnonzero(papers == paper)
-                # iloc, not a numpy copy: the same memory layout as phi.loc (the matrix product rounds by layout)
-                values = phi.iloc[row_of[mine], [game_of[g] for g in games]].to_numpy(float)
+                values = _take(values_of, row_of[mine], [game_of[g] for g in games])
                 log_est[mine] = log_estimate(values, weights)
                 used[mine] = " ".join(games)
             keep = np.flatnonzero(~np.isnan(log_est) & ~np.isnan(truth))
