@@ -47,7 +47,7 @@ from .distributions import beta_quantile, t_quantile
 
 __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",
            "same_paper_pairs",
-           "two_paper_half_widths", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
+           "two_paper_half_widths", "covered_pairs", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
            "same_setup_evidence", "two_paper_pair_halves", "two_paper_pairs", "pairs_evidence", "paper_draws",
            "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE", "TWO_PAPER_RULE",
            "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
@@ -292,6 +292,11 @@ def two_paper_pair_halves(agents: Sequence[PairAgent], level: float, keep=None
     return [(agents[i], agents[j], h) for i, j, h in zip(first.tolist(), second.tolist(), half.tolist())]
 
 
+def covered_pairs(halves: Sequence[tuple[PairAgent, PairAgent, float]]) -> list[tuple[PairAgent, PairAgent, bool]]:
+    """(a, b, covered) of (a, b, half-width) pairs: the difference of the two plain errors within the half-width."""
+    return [(a, b, abs(a.plain_error - b.plain_error) <= half) for a, b, half in halves]
+
+
 def two_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, bool]]:
     """(a, b, covered) for every pair of agents from two papers (:func:`two_paper_pair_halves`)."""
     first, second, half = _two_paper_index(agents, level)
@@ -330,7 +335,7 @@ def same_paper_pair_halves(agents: Sequence[PairAgent], level: float) -> list[tu
 
 def same_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, bool]]:
     """(a, b, covered) for every pair of agents from one paper (:func:`same_paper_pair_halves`)."""
-    return [(a, b, abs(a.plain_error - b.plain_error) <= half) for a, b, half in same_paper_pair_halves(agents, level)]
+    return covered_pairs(same_paper_pair_halves(agents, level))
 
 
 def same_setup_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | None:
