@@ -198,6 +198,16 @@ def check_calibration(dataset, name: str, search: bool = False, searched: dict |
     return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
 
 
+def interval_table_checks(root: Path, executor) -> dict:
+    """calibration name -> future of its :func:`check_interval_table`, for every pinned calibration of every version,
+    started on ``executor`` (a worker process: each table is a pure function of its pinned errors file, so they are
+    recomputed there while this process recomputes the calibrations)."""
+    from .evaluation.pinning import pinned_calibration_names
+
+    names = [c for v in coef.read_index(root / "coefficients")["versions"] for c in pinned_calibration_names(root, v)]
+    return {name: executor.submit(check_interval_table, root, name) for name in names}
+
+
 def check_interval_table(root: Path, name: str) -> Check:
     """calibration/intervals/<name>.csv equals the table recomputed from the pinned errors (numbers within 1e-12)."""
     from .evaluation.pinning import interval_table_mismatches
@@ -265,11 +275,21 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
         dataset = load(root)
     except ValueError:
         dataset = None  # validation below says which cells do not parse
-    with ThreadPoolExecutor(max_workers=1) as waiter:
-        # the fold searches (most of verify's CPU, on their own processes) start now and run beside every check
+    with ThreadPoolExecutor(max_workers=1) as waiter, _worker() as worker:
+        # the fold searches (most of verify's CPU, on their own processes) start now and run beside every check,
+        # and so do the interval tables, on one worker process
         searched = fold_searches(dataset, waiter) if search and dataset is not None else {}
-        checks = _checks(root, dataset, search, validate, structure, searched, progress)
+        tables = interval_table_checks(root, worker) if dataset is not None else {}
+        checks = _checks(root, dataset, search, validate, structure, searched, progress, tables)
     return checks
+
+
+def _worker():
+    """One worker process (spawned, not forked: this process holds threads), ended with the block."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
 
 
 def fold_searches(dataset, executor) -> dict:
@@ -287,8 +307,10 @@ def fold_searches(dataset, executor) -> dict:
     return {key: executor.submit(fold_selections, dataset, key) for key in dict.fromkeys(keys)}
 
 
-def _checks(root: Path, dataset, search: bool, validate: bool, structure, searched: dict, progress) -> list[Check]:
-    """Every check of :func:`verify`, in the report's order (``searched``: the fold searches, started)."""
+def _checks(root: Path, dataset, search: bool, validate: bool, structure, searched: dict, progress,
+            tables: dict) -> list[Check]:
+    """Every check of :func:`verify`, in the report's order (``searched``: the fold searches, started; ``tables``:
+    the interval-table checks, started: :func:`interval_table_checks`)."""
     from ..data.validation import validate_package
     from .evaluation.agents import agent_scores
     from .evaluation.pinning import pinned_calibration_names
@@ -304,7 +326,7 @@ def _checks(root: Path, dataset, search: bool, validate: bool, structure, search
             checks += version_checks
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
                 checks.append(check_calibration(dataset, calibration, search, searched, agents, reads))
-                checks.append(check_interval_table(root, calibration))
+                checks.append(tables[calibration].result())
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
         checks.append(check_conformance(root))
