@@ -276,10 +276,11 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
     except ValueError:
         dataset = None  # validation below says which cells do not parse
     with ThreadPoolExecutor(max_workers=1) as waiter, _worker() as worker:
-        # the fold searches (most of verify's CPU, on their own processes) start now and run beside every check,
-        # and so do the interval tables, on one worker process
+        # the fold searches (most of verify's CPU, on their own processes) start now and run beside every check;
+        # without them the interval tables do, on one worker process (beside the searches, which keep both cores
+        # busy, a third process did not pay: measured in benchmarks/bench_verify.py, CHANGELOG issue 33 item 5)
         searched = fold_searches(dataset, waiter) if search and dataset is not None else {}
-        tables = interval_table_checks(root, worker) if dataset is not None else {}
+        tables = interval_table_checks(root, worker) if dataset is not None and not searched else {}
         checks = _checks(root, dataset, search, validate, structure, searched, progress, tables)
     return checks
 
@@ -310,7 +311,7 @@ def fold_searches(dataset, executor) -> dict:
 def _checks(root: Path, dataset, search: bool, validate: bool, structure, searched: dict, progress,
             tables: dict) -> list[Check]:
     """Every check of :func:`verify`, in the report's order (``searched``: the fold searches, started; ``tables``:
-    the interval-table checks, started: :func:`interval_table_checks`)."""
+    the interval-table checks started on a worker, :func:`interval_table_checks`; any other is run here)."""
     from ..data.validation import validate_package
     from .evaluation.agents import agent_scores
     from .evaluation.pinning import pinned_calibration_names
@@ -326,7 +327,8 @@ def _checks(root: Path, dataset, search: bool, validate: bool, structure, search
             checks += version_checks
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
                 checks.append(check_calibration(dataset, calibration, search, searched, agents, reads))
-                checks.append(tables[calibration].result())
+                checks.append(tables[calibration].result() if calibration in tables
+                              else check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
         checks.append(check_conformance(root))
