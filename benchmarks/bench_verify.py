@@ -1,7 +1,7 @@
 """`atari5-spec verify`: wall time, CPU time and peak memory, and its fold searches before and after (target: verify
 under about 10 s on 2 cores; verify --skip-search under 3 s).
 
-Run: python benchmarks/bench_verify.py [--runs N] [--baseline CHECKOUT]
+Run: python benchmarks/bench_verify.py [--runs N] [--baseline CHECKOUT [--verify-only [--skip-search]]]
 
 Every figure is a whole process, started fresh as a user would start it, measured by the operating system
 (wait4: wall, user + system CPU of the process and its children, peak resident memory of the largest of
@@ -14,7 +14,8 @@ them); medians over the runs, the commands of a pair run alternately (A B A B ..
 * `verify`, `verify --skip-search` and `validate` as they are now; with ``--baseline`` also `verify` of another
   checkout (e.g. ``git worktree add --detach /tmp/verify-base main``), run on this checkout's data, side by side,
   and whether the two print the same report (they must: only the time may change). ``--verify-only``: just that
-  pair. The machine's load average is printed before and after: on a shared machine it says how far the figures
+  pair; with ``--skip-search`` as well: `verify --skip-search` of both (every check but the searches, issue 33
+  item 5: the interval tables and calibrations). The machine's load average is printed before and after: on a shared machine it says how far the figures
   (CPU time too: cores and caches are shared) are from an idle one.
 """
 
@@ -86,6 +87,8 @@ def main() -> None:
                         help="another checkout of atari5-spec whose verify runs beside this one's")
     parser.add_argument("--verify-only", action="store_true",
                         help="only verify (and the baseline's verify): no fold-search, --skip-search or validate rows")
+    parser.add_argument("--skip-search", action="store_true",
+                        help="with --verify-only: compare `verify --skip-search` instead of `verify`")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     python = sys.executable
@@ -97,7 +100,7 @@ def main() -> None:
     if args.verify_only:
         if args.baseline is None:
             parser.error("--verify-only compares with --baseline")
-        compare_verify(args.baseline, args.runs, cli, env)
+        compare_verify(args.baseline, args.runs, cli, env, ["--skip-search"] if args.skip_search else [])
         print(f"load average at the end {os.getloadavg()[0]:.1f}")
         return
 
@@ -126,13 +129,15 @@ def main() -> None:
           f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
-def compare_verify(baseline: Path, runs: int, cli: list[str], env: dict) -> dict:
-    """verify of the ``baseline`` checkout's code and of this one, alternately on this checkout's data: the figures,
-    their ratios, and whether every run printed the same report; returns this code's figures."""
+def compare_verify(baseline: Path, runs: int, cli: list[str], env: dict, options: list[str] = ()) -> dict:
+    """verify (with ``options``) of the ``baseline`` checkout's code and of this one, alternately on this checkout's
+    data: the figures, their ratios, and whether every run printed the same report; returns this code's figures."""
     env_base = dict(os.environ, PYTHONPATH=str(baseline.resolve()))
-    base, now, outs_base, outs_now = paired(cli + ["verify"], cli + ["verify"], runs, env_base, env)
-    print(row(f"verify, code of {baseline}", base))
-    print(row("verify, this code", now))
+    command = cli + ["verify", *options]
+    base, now, outs_base, outs_now = paired(command, command, runs, env_base, env)
+    label = " ".join(["verify", *options])
+    print(row(f"{label}, code of {baseline}", base))
+    print(row(f"{label}, this code", now))
     print(f"  ratio: wall {base['wall'] / now['wall']:.1f}x, CPU {base['cpu'] / now['cpu']:.1f}x, "
           f"peak memory {base['peak_mb'] / now['peak_mb']:.2f}x; the same report every run: "
           f"{'yes' if len(set(outs_base + outs_now)) == 1 else 'NO'}")

@@ -142,9 +142,20 @@ class Calibration(NamedTuple):
         (leave-one-paper-out), around the point estimate."""
         rows = [r for r in self.rows if r["subset"] == subset and (kind is None or r["kind"] == kind)
                 and (group is None or self.group(float(r["estimate"])) == group)]
-        covered = sum(abs(float(r["log_error"])) <= conformal_quantile(
-            self.errors(subset, r["paper"], float(r["estimate"])), level) for r in rows)
-        return covered, len(rows)
+        return sum(self._loso_flags(subset, rows, level)), len(rows)
+
+    def _loso_flags(self, subset: str, rows: Sequence[dict], level: float) -> list[bool]:
+        """Per row of ``subset``: its |error| within the quantile of the other papers' errors (of its range when in
+        range); each (paper, range) quantile taken once."""
+        quantiles: dict[tuple[str, bool], float] = {}
+        flags = []
+        for r in rows:
+            estimate = float(r["estimate"])
+            key = (r["paper"], self.group(estimate) == "in range")
+            if key not in quantiles:
+                quantiles[key] = conformal_quantile(self.errors(subset, r["paper"], estimate), level)
+            flags.append(abs(float(r["log_error"])) <= quantiles[key])
+        return flags
 
     def coverage_evidence(self, subset: str, level: float, kind: str | None = "held-out", group: str | None = None):
         """:meth:`coverage` with the runs and papers behind it (:class:`~atari5_spec.method.claims.Evidence`)."""
@@ -152,8 +163,7 @@ class Calibration(NamedTuple):
 
         rows = [r for r in self.rows if r["subset"] == subset and (kind is None or r["kind"] == kind)
                 and (group is None or self.group(float(r["estimate"])) == group)]
-        flags = [abs(float(r["log_error"])) <= conformal_quantile(
-            self.errors(subset, r["paper"], float(r["estimate"])), level) for r in rows]
+        flags = self._loso_flags(subset, rows, level)
         return evidence(flags, [r["algorithm_id"] for r in rows], [r["paper"] for r in rows])
 
     def pair_coverage(self, subset: str, level: float) -> tuple[int, int]:

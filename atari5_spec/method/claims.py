@@ -46,9 +46,15 @@ FACTORS = (1.1, 1.25, 1.5, 2.0)  # widening factors tried, smallest first (fixed
 
 def conformal_quantile(errors: Sequence[float], level: float) -> float:
     """The ceil((n + 1) level)-th smallest |error| (infinite when n is too small for the level)."""
-    absolute = sorted(abs(e) for e in errors)
+    absolute = sorted(map(abs, errors))
     rank = math.ceil((len(absolute) + 1) * level)
     return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
+
+
+def _sorted_quantile(ascending, level: float) -> float:
+    """:func:`conformal_quantile` of errors already absolute and sorted ascending (a numpy array or a list)."""
+    rank = math.ceil((len(ascending) + 1) * level)
+    return float(ascending[rank - 1]) if 1 <= rank <= len(ascending) else math.inf
 
 
 def target_for(level: float) -> float:
@@ -151,18 +157,19 @@ def loso_half_widths(rows: Sequence[dict], group_of, level: float, skip_paper: s
 
     errors = np.array([abs(float(r["log_error"])) for r in rows])
     paper = np.array([str(r["paper"]) for r in rows], dtype=object)
-    groups = [group_of(float(r["estimate"])) for r in rows]
-    in_range = np.array([g == "in range" for g in groups])
+    in_range = np.array([group_of(float(r["estimate"])) == "in range" for r in rows], bool)
+    # sorted once: each leave-one-paper-out pool is this order with some rows dropped, still sorted
+    order = np.argsort(errors, kind="stable")
+    errors, paper, in_range = errors[order], paper[order], in_range[order]
     allowed = paper != skip_paper
-    cache: dict[tuple[str, bool], float] = {}
-    out = []
-    for own, group in zip(paper, groups):
-        key = (own, group == "in range")
-        if key not in cache:
-            pool = allowed & (paper != own) & (in_range if key[1] else True)
-            cache[key] = conformal_quantile(errors[pool].tolist(), level)
-        out.append(cache[key])
-    return out
+    half: dict[tuple[str, bool], float] = {}
+    for own in dict.fromkeys(paper.tolist()):
+        others = allowed & (paper != own)
+        half[own, False] = _sorted_quantile(errors[others], level)
+        half[own, True] = _sorted_quantile(errors[others & in_range], level)
+    position = np.empty(len(order), int)
+    position[order] = np.arange(len(order))
+    return [half[paper[i], bool(in_range[i])] for i in position]
 
 
 def _covered(rows, halves, factor: float) -> list[bool]:

@@ -23,7 +23,7 @@ import numpy as np
 
 from .pairs import PairAgent, pair_evidence, two_paper_pair_halves
 
-__all__ = ["MARGINS", "Pair", "PairSet", "two_paper_pair_set", "never_selected_pair_set", "same_paper_pair_set",
+__all__ = ["MARGINS", "Pair", "PairSet", "pair_set", "two_paper_pair_set", "never_selected_pair_set", "same_paper_pair_set",
            "same_setup_pair_set", "direction_margin", "pinned_margin", "decisions", "choose_margin", "nested_wrong_way", "MarginResult", "margin_results", "DIRECTION_INTERVALS"]
 
 MARGINS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
@@ -54,6 +54,12 @@ class PairSet(NamedTuple):
     half: np.ndarray
 
 
+def pair_set(name: str, halves: Sequence[tuple[PairAgent, PairAgent, float]]) -> PairSet:
+    """The :class:`PairSet` ``name`` of (a, b, half-width) pairs (``pairs.two_paper_pair_halves``,
+    ``pairs.same_paper_pair_halves``)."""
+    return _pair_set(name, [Pair(a, b, h) for a, b, h in halves])
+
+
 def _pair_set(name: str, pairs: Sequence[Pair]) -> PairSet:
     return PairSet(name, tuple(pairs),
                    np.array([math.log10(p.first.estimate / p.second.estimate) for p in pairs], float),
@@ -65,7 +71,7 @@ def two_paper_pair_set(agents: Sequence[PairAgent], level: float = 0.95, name: s
                        keep=None) -> PairSet:
     """Every pair of ``agents`` from two papers (``keep``: an optional set of agent names both must be in), with the
     two-paper half-width sqrt(a^2 + b^2), a and b calibrated without each agent's own paper."""
-    return _pair_set(name, [Pair(a, b, h) for a, b, h in two_paper_pair_halves(agents, level, keep)])
+    return pair_set(name, two_paper_pair_halves(agents, level, keep))
 
 
 def never_selected_pair_set(agents: Sequence[PairAgent], never: set, level: float = 0.95) -> PairSet:
@@ -75,7 +81,7 @@ def never_selected_pair_set(agents: Sequence[PairAgent], never: set, level: floa
 
 def same_paper_pair_set(pairs: Sequence[tuple[PairAgent, PairAgent, float]], name: str = "one paper") -> PairSet:
     """Pairs from one paper with the same-setup design's half-width (calibrated without that paper)."""
-    return _pair_set(name, [Pair(a, b, h) for a, b, h in pairs])
+    return pair_set(name, pairs)
 
 
 def decisions(pairs: PairSet, margin: float) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,7 @@ bisection to far below the printed precision. tests/test_comparisons.py compares
 
 from __future__ import annotations
 
+import functools
 import math
 
 __all__ = ["regularised_beta", "beta_quantile", "t_quantile"]
@@ -58,8 +59,10 @@ def _bisect(function, target: float, low: float, high: float) -> float:
     return (low + high) / 2.0
 
 
+@functools.lru_cache(maxsize=4096)
 def beta_quantile(q: float, a: float, b: float) -> float:
-    """The ``q`` quantile of the beta(a, b) distribution."""
+    """The ``q`` quantile of the beta(a, b) distribution (a pure function of three numbers, remembered as
+    ``pairs.t_two_sided`` is: the interval tables' coverage bounds ask for some of them again)."""
     return _bisect(lambda x: regularised_beta(x, a, b), q, 0.0, 1.0)
 
 

@@ -133,15 +133,16 @@ def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, 
 
 
 def _pair_runs_covered(first, second, covered) -> int:
-    wholly: dict[str, bool] = {}
-    for a, b, ok in zip(first, second, covered):
-        for run in (a.run, b.run):
-            wholly[run] = wholly.get(run, True) and bool(ok)
-    return sum(wholly.values())
+    """Runs every one of whose pairs (as the first or the second agent) is covered: every run less those of an
+    uncovered pair."""
+    runs = {x.run for x in first} | {x.run for x in second}
+    short = {a.run for a, ok in zip(first, covered) if not ok} | {b.run for b, ok in zip(second, covered) if not ok}
+    return len(runs - short)
 
 
 def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, str]) -> list[dict]:
-    from .pairs import pair_agents, pairs_evidence, same_paper_pairs, same_setup_model, two_paper_pairs
+    from .pairs import (covered_pairs, pair_agents, pairs_evidence, same_paper_pair_halves, same_setup_model,
+                        two_paper_pair_halves)
 
     if calibration.method == "pooled" or not all("true_median" in r for r in calibration.rows):
         return []
@@ -150,12 +151,15 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
         return []
     rows = []
     q = _conformal(calibration.errors(subset, estimate=40.0), level)
-    pairs = two_paper_pairs(agents, level)
+    # each design's pairs with their half-widths, once for the ratio and the direction rows
+    halves = {"ratio-two-papers": two_paper_pair_halves(agents, level),
+              "ratio-same-setup": same_paper_pair_halves(agents, level)}
+    pairs = covered_pairs(halves["ratio-two-papers"])
     if calibration.primary_is_never_selected:  # formula: pairs of never-selected agents, two pinned-formula errors
         two_papers = _never_selected_pairs(calibration, subset, agents, pairs)
     else:
         two_papers = (pairs_evidence(pairs), pairs, "pairs-two-papers")
-    same_paper = same_paper_pairs(agents, level)
+    same_paper = covered_pairs(halves["ratio-same-setup"])
     for interval, ev, half, pairs_used, population in (
             ("ratio-two-papers", two_papers[0], math.hypot(q, q), two_papers[1], two_papers[2]),
             ("ratio-same-setup", pairs_evidence(same_paper), _same_setup_half(same_setup_model(agents, level)),
@@ -168,22 +172,23 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
                   "papers": ev.papers, "coverage_low": ev.low, "coverage_high": ev.high}
         rows.append(_row(interval, subset, "in range", level, "shown", half, 1, ev.n, population, counts,
                          len({source_of.get(r, "") for r in runs} - {""})))
-    return rows + (_direction_rows(rows, agents, subset, level, source_of) if level in DIRECTION_LEVELS else [])
+    return rows + (_direction_rows(rows, halves, subset, level, source_of) if level in DIRECTION_LEVELS else [])
 
 
-def _direction_rows(ratio_rows: list[dict], agents, subset: str, level: float, source_of: Mapping[str, str]
-                    ) -> list[dict]:
+def _direction_rows(ratio_rows: list[dict], halves: Mapping[str, list], subset: str, level: float,
+                    source_of: Mapping[str, str]) -> list[dict]:
     """Per ratio design, the decision margin (:mod:`.decision_margin`): ``factor`` the margin the direction is
     stated with, ``half_width`` the design's pinned half-width times it; the counts are pairs WITHOUT a wrong-way
     decision under the nested rule (each pair's margin chosen without its papers: out of sample); withheld
-    (``no-margin``) when no margin of the grid gives no wrong-way decision."""
-    from .decision_margin import DIRECTION_INTERVALS, direction_margin, same_setup_pair_set, two_paper_pair_set
+    (``no-margin``) when no margin of the grid gives no wrong-way decision. ``halves``: ratio interval -> its
+    design's (a, b, half-width) pairs (``pairs.two_paper_pair_halves``, ``pairs.same_paper_pair_halves``)."""
+    from .decision_margin import DIRECTION_INTERVALS, direction_margin, pair_set
     from .pairs import pair_evidence
 
     out = []
     for ratio in ratio_rows:
-        pairs = (two_paper_pair_set(agents, level) if ratio["interval"] == "ratio-two-papers"
-                 else same_setup_pair_set(agents, level))
+        pairs = pair_set("two papers" if ratio["interval"] == "ratio-two-papers" else "one paper",
+                         halves[ratio["interval"]])
         if not pairs.pairs:
             continue
         margin, _, wrong = direction_margin([pairs])

@@ -47,7 +47,7 @@ from .distributions import beta_quantile, t_quantile
 
 __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameSetupModel", "same_setup_model",
            "same_paper_pairs",
-           "two_paper_half_widths", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
+           "two_paper_half_widths", "covered_pairs", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
            "same_setup_evidence", "two_paper_pair_halves", "two_paper_pairs", "pairs_evidence", "paper_draws",
            "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE", "TWO_PAPER_RULE",
            "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
@@ -234,9 +234,10 @@ def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndar
     counts = paper_draws(n_papers, resamples, seed)
     if np.array_equal(first, second):  # one-paper pairs: a paper drawn k times counts its pairs k times
         weight_total, weight_hits = counts @ np.diag(total), counts @ np.diag(hits)
-    else:
-        weight_total = np.einsum("bi,ij,bj->b", counts, total, counts)
-        weight_hits = np.einsum("bi,ij,bj->b", counts, hits, counts)
+    else:  # counts_b' total counts_b per resample: whole numbers, summed exactly as integers (as einsum's floats)
+        whole = counts.astype(np.int64)
+        weight_total = ((whole @ total.astype(np.int64)) * whole).sum(axis=1).astype(float)
+        weight_hits = ((whole @ hits.astype(np.int64)) * whole).sum(axis=1).astype(float)
     ok = weight_total > 0
     p = float(covered.mean())
     used = len({*first.tolist(), *second.tolist()})
@@ -264,19 +265,44 @@ def pair_evidence(covered: np.ndarray, first_agents: Sequence[PairAgent], second
     return Evidence(int(np.sum(covered)), len(covered), runs, len(papers), low, high, effective)
 
 
+def _two_paper_index(agents: Sequence[PairAgent], level: float, keep=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(i, j, half-width) arrays of every pair ``agents[i], agents[j]`` (i < j, in that order) from two papers
+    (``keep``: both agents in it): the half-width ``math.hypot`` of the two papers' own half-widths, taken once per
+    pair of papers."""
+    halves = two_paper_half_widths(agents, level)
+    papers = sorted(halves)
+    code = np.array([papers.index(a.paper) for a in agents], int) if agents else np.zeros(0, int)
+    first, second = np.triu_indices(len(agents), 1)
+    use = code[first] != code[second]
+    if keep is not None:
+        kept = np.array([a.agent in keep for a in agents], bool)
+        use &= kept[first] & kept[second]
+    first, second = first[use], second[use]
+    table = np.array([[math.hypot(halves[p], halves[q]) for q in papers] for p in papers], float).reshape(
+        len(papers), len(papers))
+    return first, second, table[code[first], code[second]]
+
+
 def two_paper_pair_halves(agents: Sequence[PairAgent], level: float, keep=None
                           ) -> list[tuple[PairAgent, PairAgent, float]]:
     """(a, b, half-width) for every pair of agents from two papers (``keep``: an optional set of agent names both
     must be in), the half-width sqrt(a^2 + b^2) of the two agents' own half-widths, each calibrated without its own
     paper."""
-    halves = two_paper_half_widths(agents, level)
-    return [(a, b, math.hypot(halves[a.paper], halves[b.paper])) for i, a in enumerate(agents) for b in agents[i + 1:]
-            if a.paper != b.paper and (keep is None or (a.agent in keep and b.agent in keep))]
+    first, second, half = _two_paper_index(agents, level, keep)
+    return [(agents[i], agents[j], h) for i, j, h in zip(first.tolist(), second.tolist(), half.tolist())]
+
+
+def covered_pairs(halves: Sequence[tuple[PairAgent, PairAgent, float]]) -> list[tuple[PairAgent, PairAgent, bool]]:
+    """(a, b, covered) of (a, b, half-width) pairs: the difference of the two plain errors within the half-width."""
+    return [(a, b, abs(a.plain_error - b.plain_error) <= half) for a, b, half in halves]
 
 
 def two_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, bool]]:
     """(a, b, covered) for every pair of agents from two papers (:func:`two_paper_pair_halves`)."""
-    return [(a, b, abs(a.plain_error - b.plain_error) <= half) for a, b, half in two_paper_pair_halves(agents, level)]
+    first, second, half = _two_paper_index(agents, level)
+    plain = np.array([a.plain_error for a in agents], float)
+    covered = np.abs(plain[first] - plain[second]) <= half
+    return [(agents[i], agents[j], c) for i, j, c in zip(first.tolist(), second.tolist(), covered.tolist())]
 
 
 def pairs_evidence(pairs: Sequence[tuple[PairAgent, PairAgent, bool]]) -> Evidence | None:
@@ -309,7 +335,7 @@ def same_paper_pair_halves(agents: Sequence[PairAgent], level: float) -> list[tu
 
 def same_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, bool]]:
     """(a, b, covered) for every pair of agents from one paper (:func:`same_paper_pair_halves`)."""
-    return [(a, b, abs(a.plain_error - b.plain_error) <= half) for a, b, half in same_paper_pair_halves(agents, level)]
+    return covered_pairs(same_paper_pair_halves(agents, level))
 
 
 def same_setup_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | None:

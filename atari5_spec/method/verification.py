@@ -158,8 +158,11 @@ def check_training_rows(name: str, pinned_rows: pd.DataFrame, scores: pd.DataFra
     return Check(f"{name}: training rows in data", len(pinned_rows), mismatches), rows
 
 
-def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tuple[list[Check], dict]:
-    content, tables = coef.read_version_tables(coefficients_dir, name)
+def verify_version(dataset, name: str, coefficients_dir: Path, root: Path, reads=None) -> tuple[list[Check], dict]:
+    """Every check of one pinned version (``reads``: a :class:`~.pinned_reads.PinnedReads` of ``dataset``, whose
+    coefficients folder is ``coefficients_dir``, that the version's tables are read through)."""
+    content, tables = (coef.read_version_tables(coefficients_dir, name) if reads is None
+                       else reads.version_tables(name))
     checks = [check_files(name, coefficients_dir / name, content)]
     rows_check, rows = check_training_rows(name, tables["training_rows"], dataset.scores)
     checks.append(rows_check)
@@ -183,14 +186,26 @@ def verify_version(dataset, name: str, coefficients_dir: Path, root: Path) -> tu
     return checks, {"content": content, "tables": tables, "rows": rows}
 
 
-def check_calibration(dataset, name: str, search: bool = False, searched: dict | None = None, agents=None) -> Check:
+def check_calibration(dataset, name: str, search: bool = False, searched: dict | None = None, agents=None,
+                      reads=None) -> Check:
     """The pinned out-of-sample errors (score's prediction interval) recomputed from the data for the same agents
     (``search``: a reselected calibration's fold searches rerun too; ``searched`` keeps them between versions;
-    ``agents``: the data's agents, ``evaluation.agent_scores(dataset)``, computed once for every calibration)."""
+    ``agents``: the data's agents, ``evaluation.agent_scores(dataset)``, computed once for every calibration;
+    ``reads``: a :class:`~.pinned_reads.PinnedReads`, each version's tables read once for every calibration)."""
     from .evaluation.pinning import calibration_mismatches
 
-    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE, search, searched, agents)
+    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE, search, searched, agents, reads)
     return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
+
+
+def interval_table_checks(root: Path, executor) -> dict:
+    """calibration name -> future of its :func:`check_interval_table`, for every pinned calibration of every version,
+    started on ``executor`` (a worker process: each table is a pure function of its pinned errors file, so they are
+    recomputed there while this process recomputes the calibrations)."""
+    from .evaluation.pinning import pinned_calibration_names
+
+    names = [c for v in coef.read_index(root / "coefficients")["versions"] for c in pinned_calibration_names(root, v)]
+    return {name: executor.submit(check_interval_table, root, name) for name in names}
 
 
 def check_interval_table(root: Path, name: str) -> Check:
@@ -260,11 +275,22 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
         dataset = load(root)
     except ValueError:
         dataset = None  # validation below says which cells do not parse
-    with ThreadPoolExecutor(max_workers=1) as waiter:
-        # the fold searches (most of verify's CPU, on their own processes) start now and run beside every check
+    with ThreadPoolExecutor(max_workers=1) as waiter, _worker() as worker:
+        # the fold searches (most of verify's CPU, on their own processes) start now and run beside every check;
+        # without them the interval tables do, on one worker process (beside the searches, which keep both cores
+        # busy, a third process did not pay: measured in benchmarks/bench_verify.py, CHANGELOG issue 33 item 5)
         searched = fold_searches(dataset, waiter) if search and dataset is not None else {}
-        checks = _checks(root, dataset, search, validate, structure, searched, progress)
+        tables = interval_table_checks(root, worker) if dataset is not None and not searched else {}
+        checks = _checks(root, dataset, search, validate, structure, searched, progress, tables)
     return checks
+
+
+def _worker():
+    """One worker process (spawned, not forked: this process holds threads), ended with the block."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
 
 
 def fold_searches(dataset, executor) -> dict:
@@ -282,22 +308,27 @@ def fold_searches(dataset, executor) -> dict:
     return {key: executor.submit(fold_selections, dataset, key) for key in dict.fromkeys(keys)}
 
 
-def _checks(root: Path, dataset, search: bool, validate: bool, structure, searched: dict, progress) -> list[Check]:
-    """Every check of :func:`verify`, in the report's order (``searched``: the fold searches, started)."""
+def _checks(root: Path, dataset, search: bool, validate: bool, structure, searched: dict, progress,
+            tables: dict) -> list[Check]:
+    """Every check of :func:`verify`, in the report's order (``searched``: the fold searches, started; ``tables``:
+    the interval-table checks started on a worker, :func:`interval_table_checks`; any other is run here)."""
     from ..data.validation import validate_package
     from .evaluation.agents import agent_scores
     from .evaluation.pinning import pinned_calibration_names
+    from .pinned_reads import PinnedReads
 
     checks = []
     if dataset is not None:
         coefficients_dir = root / "coefficients"
         agents = agent_scores(dataset)  # every calibration's agents, from the data loaded once
+        reads = PinnedReads(dataset)  # every version's tables and training matrix, read once
         for name in coef.read_index(coefficients_dir)["versions"]:
-            version_checks, pinned = verify_version(dataset, name, coefficients_dir, root)
+            version_checks, pinned = verify_version(dataset, name, coefficients_dir, root, reads)
             checks += version_checks
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
-                checks.append(check_calibration(dataset, calibration, search, searched, agents))
-                checks.append(check_interval_table(root, calibration))
+                checks.append(check_calibration(dataset, calibration, search, searched, agents, reads))
+                checks.append(tables[calibration].result() if calibration in tables
+                              else check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
         checks.append(check_conformance(root))

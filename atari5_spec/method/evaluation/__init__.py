@@ -22,8 +22,6 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .. import coefficients as coef
-from .. import training
 from ..calibration import conformal_quantile
 from ..pinned import load_coefficient_set
 from .agents import Agents, agent_scores, algorithm_info
@@ -47,17 +45,18 @@ class VersionEvaluation(NamedTuple):
     subset_games: dict           # subset -> its games
 
 
-def _training_matrix(dataset, version: str):
-    manifest, tables = coef.read_version_tables(dataset.root / "coefficients", version)
-    rows = tables["training_rows"]
-    X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
-    return manifest, X, y
+def _training_matrix(dataset, version: str, reads=None):
+    from ..pinned_reads import training_matrix
+
+    return training_matrix(dataset, version, reads)
 
 
-def version_errors(dataset, version: str, agents: Agents | None = None) -> tuple[tuple[str, ...], pd.DataFrame]:
-    """(training algorithms, errors): held-out and leave-one-paper-out errors of every subset of a version."""
+def version_errors(dataset, version: str, agents: Agents | None = None, reads=None
+                   ) -> tuple[tuple[str, ...], pd.DataFrame]:
+    """(training algorithms, errors): held-out and leave-one-paper-out errors of every subset of a version
+    (``reads``: a :class:`~atari5_spec.method.pinned_reads.PinnedReads` the version's tables are read through)."""
     agents = agents if agents is not None else agent_scores(dataset)
-    manifest, X, y = _training_matrix(dataset, version)
+    manifest, X, y = _training_matrix(dataset, version, reads)
     trained = tuple(manifest["training"]["algorithms"])
     info = algorithm_info(dataset.algorithms, X.index)
     model_set = load_coefficient_set(version, dataset.root)

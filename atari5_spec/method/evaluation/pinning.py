@@ -235,13 +235,14 @@ def pin_calibration(path, version: str, method: str = "pooled", progress=None) -
 
 
 def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = False,
-                           searched: dict | None = None, agents=None) -> tuple[int, list[str]]:
+                           searched: dict | None = None, agents=None, reads=None) -> tuple[int, list[str]]:
     """(rows compared, mismatches) between calibration/<name>.csv (``<version>[.<method>][.<edition>]``) and the
     errors recomputed from the data, for the agents the file lists. A reselected calibration's errors are
     recomputed from the games its rows record; with ``search`` each fold's staged search is rerun too and must
     choose those games (``searched``: a dict that keeps each search set's fold selections for the next call, so
     versions that share a search set search once; a value may be a future of them, started earlier by the caller
-    so that the searches run beside other work; ``agents``: ``agent_scores(dataset)``, when the caller has it)."""
+    so that the searches run beside other work; ``agents``: ``agent_scores(dataset)``, when the caller has it;
+    ``reads``: a :class:`~atari5_spec.method.pinned_reads.PinnedReads`, the versions' tables read once)."""
     import json
 
     from ...data.loading import read_table
@@ -273,9 +274,10 @@ def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = 
                     if subset in chosen and tuple(chosen[subset]) != tuple(games):
                         problems.append(f"{name} {subset} without {paper!r}: the search chooses "
                                         f"{' '.join(chosen[subset])}, pinned {' '.join(games)}")
-        errors = reselected_errors(dataset, version, recorded, agents, by_formula=FORMULA_KINDS.get(method, ()))
+        errors = reselected_errors(dataset, version, recorded, agents, by_formula=FORMULA_KINDS.get(method, ()),
+                                   reads=reads)
     else:
-        _, errors = version_errors(dataset, version, agents)
+        _, errors = version_errors(dataset, version, agents, reads)
     if method == "in-range":
         errors = with_range(errors)
     merged = pinned.merge(errors, on=["subset", "agent"], how="left", suffixes=("", "_computed"), indicator=True)

@@ -36,7 +36,6 @@ import numpy as np
 import pandas as pd
 
 from .. import coefficients as coef
-from .. import training
 from ..calibration import IN_RANGE_MIN, RESELECTED_COLUMNS
 from ..fitting import N_SPLITS, fit_no_intercept
 from ..reference import log_transform
@@ -73,9 +72,10 @@ def search_version(dataset, version: str) -> str:
     raise ValueError(f"{version}: no pinned version whose search chose its games")
 
 
-def _matrix(dataset, version: str):
-    manifest, tables = coef.read_version_tables(dataset.root / "coefficients", version)
-    X, y = training.training_matrix(tables["training_rows"], dataset.games, dataset.algorithms)
+def _matrix(dataset, version: str, reads=None):
+    from ..pinned_reads import training_matrix
+
+    manifest, X, y = training_matrix(dataset, version, reads)
     return manifest, X, y, algorithm_info(dataset.algorithms, X.index)["paper"].astype(str)
 
 
@@ -135,8 +135,17 @@ def _group_search(task) -> list[dict]:
     return out
 
 
+def _take(values: np.ndarray, rows, columns) -> np.ndarray:
+    """``values[rows][:, columns]`` laid out in memory as ``values`` is, as ``frame.iloc[rows, columns].to_numpy()``
+    is for the frame whose array ``values`` is: the matrix product rounds by layout, so the estimates stay those of
+    the label lookups this replaces, to the last bit."""
+    taken = values[np.ix_(rows, columns)]
+    column_major = values.flags.f_contiguous and not values.flags.c_contiguous
+    return np.asfortranarray(taken) if column_major else np.ascontiguousarray(taken)
+
+
 def reselected_errors(dataset, version: str, selections: Selections, agents: Agents | None = None,
-                      by_formula: tuple[str, ...] = ()) -> pd.DataFrame:
+                      by_formula: tuple[str, ...] = (), reads=None) -> pd.DataFrame:
     """Every agent's error with its paper's fold (games chosen and weights fitted without its paper), one row per
     (subset, agent): RESELECTED_COLUMNS, ``games`` the games that predicted it. ``selections`` from
     :func:`fold_selections` (or read back from a pinned file).
@@ -146,13 +155,14 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
     version's training set, even when its paper has training agents) is scored by the model that scores a user's
     agent, and only the agents the procedure used (training agents and their learning-curve checkpoints) by their
     paper's fold. ``("held-out", "leave-one-paper-out")`` scores everyone by the pinned formula (in sample for the
-    training agents: an alternative docs/out-of-sample.md compares, never pinned)."""
+    training agents: an alternative docs/out-of-sample.md compares, never pinned). ``reads``: a
+    :class:`~atari5_spec.method.pinned_reads.PinnedReads` the versions' tables are read through."""
     from ..pinned import load_coefficient_set
 
     agents = agents if agents is not None else agent_scores(dataset)
-    manifest, X, y, train_paper = _matrix(dataset, version)
+    manifest, X, y, train_paper = _matrix(dataset, version, reads)
     searched_in = search_version(dataset, version)
-    search_paper = train_paper if searched_in == version else _matrix(dataset, searched_in)[3]
+    search_paper = train_paper if searched_in == version else _matrix(dataset, searched_in, reads)[3]
     trained = set(manifest["training"]["algorithms"])
     seen = set(train_paper) | set(search_paper)
     searched_papers = set(search_paper)
@@ -202,6 +212,7 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
             row_of, game_of = phi.index.get_indexer(members.index), {g: i for i, g in enumerate(phi.columns)}
             if (row_of < 0).any():
                 raise KeyError(f"{subset} {kind}: agents without scores: {list(members.index[row_of < 0])}")
+            values_of = phi.to_numpy(float)  # once per group: each fold's values are taken from it
             for paper in sorted(set(papers)):  # one fold at a time: its agents' phi in one array
                 chosen = ((pinned_games, np.asarray(model.coefficients, float))
                           if kind in by_formula else fold(paper))
@@ -209,8 +220,7 @@ def reselected_errors(dataset, version: str, selections: Selections, agents: Age
                     continue
                 games, weights = chosen
                 mine = np.flatnonzero(papers == paper)
-                # iloc, not a numpy copy: the same memory layout as phi.loc (the matrix product rounds by layout)
-                values = phi.iloc[row_of[mine], [game_of[g] for g in games]].to_numpy(float)
+                values = _take(values_of, row_of[mine], [game_of[g] for g in games])
                 log_est[mine] = log_estimate(values, weights)
                 used[mine] = " ".join(games)
             keep = np.flatnonzero(~np.isnan(log_est) & ~np.isnan(truth))
