@@ -98,14 +98,16 @@ def frictionless_problems(root: Path) -> list[Problem]:
     try:
         descriptor = read_descriptor(root)
     except InputError:
-        descriptor = None  # descriptor_problems says why; nothing is cached
+        descriptor = None  # descriptor_problems says why
     names = [e.get("name") for e in descriptor["resources"]] if descriptor else []
-    version = _frictionless_version()
-    keys = {None: validation_cache.descriptor_key(root, descriptor, version) if descriptor else None,
-            **{name: validation_cache.resource_key(root, descriptor, name, version) for name in names}}
+    keys: dict = {}
+    if names and all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names):
+        version = _frictionless_version()       # (otherwise nothing is cached: Frictionless says what is wrong)
+        keys = {None: validation_cache.descriptor_key(root, descriptor, version),
+                **{name: validation_cache.resource_key(root, descriptor, name, version) for name in names}}
     known = {name: validation_cache.read_entry(key) if key else None for name, key in keys.items()}
-    if all(found is not None for found in known.values()):
-        found = [f for name in [None, *names] for f in known[name]]
+    if keys and all(found is not None for found in known.values()):
+        found = known[None] or [f for name in names for f in known[name]]  # as computed: a bad descriptor alone
     else:
         found = _frictionless_findings(root, keys, known)
     return [Problem(f["file"], f["row"], f["column"], f["message"],
