@@ -34,6 +34,7 @@ from .paths import package_file, read_regular_file
 __all__ = ["cache_folder", "descriptor_key", "resource_key", "read_entry", "write_entry"]
 
 _MAX_ENTRY_BYTES = 4_000_000
+_FINDING_KEYS = {"file", "row", "column", "message", "type", "fix"}  # one finding, as validation records it
 _MAX_FILE_BYTES = 200_000_000
 
 
@@ -129,7 +130,12 @@ def read_entry(key: str) -> list[dict] | None:
         return None
     if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("problems"), list):
         return None
-    if hasattr(os, "getuid") and (folder / f"{key}.json").stat().st_uid != os.getuid():
+    if not all(isinstance(p, dict) and set(p) == _FINDING_KEYS for p in entry["problems"]):
+        return None
+    try:
+        if hasattr(os, "getuid") and (folder / f"{key}.json").lstat().st_uid != os.getuid():
+            return None
+    except OSError:  # removed meanwhile
         return None
     return entry["problems"]
 
