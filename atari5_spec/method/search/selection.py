@@ -25,7 +25,7 @@ from .engine import map_tasks
 from .exhaustive import Progress, SubsetScores, evaluate_all_subsets
 from .rowsets import _direct_mse, _RowSets
 from .tasks import KEEP, make_problem, plan_tasks, run_task
-from .topn import TopSubsets, empty_top, merge_top
+from .topn import TopSubsets, empty_top, merge_top, rank_order
 
 # Re-score exactly every subset whose fast CV MSE is within this relative
 # distance of the best admissible one: far above the fast path's rounding
@@ -256,9 +256,7 @@ def _choose_among(X: np.ndarray, y: np.ndarray, checked: list[SubsetScores], alw
     scores = SubsetScores(*(np.concatenate([getattr(c, field) for c in checked]) for field in SubsetScores._fields))
     finite = np.flatnonzero(np.isfinite(scores.cv_mse))
     columns = np.sort(scores.subsets, axis=1).astype(np.int16)
-    # (CV MSE, columns), as top_of: lexsort's last key is the primary one
-    order = finite[np.lexsort([*(columns[finite, j] for j in reversed(range(columns.shape[1]))),
-                               scores.cv_mse[finite]])]
+    order = finite[rank_order(columns[finite], scores.cv_mse[finite])]
     top = TopSubsets(columns[order], scores.cv_mse[order], scores.n_rows[order].astype(np.int32),
                      len(scores.cv_mse), len(scores.cv_mse) - len(finite))
     best = _choose(X, y, top, always, n_splits, seed, SubsetScores(*(field[order] for field in scores)))

@@ -58,8 +58,13 @@ def merge_top(tops: Iterable[TopSubsets], keep: int) -> TopSubsets:
     return _ranked(merged, keep)
 
 
+def rank_order(subsets: np.ndarray, cv_mse: np.ndarray) -> np.ndarray:
+    """The order of the rank key: by CV MSE, ties by the columns (``subsets`` ascending within each row)."""
+    columns = [subsets[:, j] for j in reversed(range(subsets.shape[1]))]
+    return np.lexsort([*columns, cv_mse])                        # lexsort: the last key is the primary one
+
+
 def _ranked(top: TopSubsets, keep: int) -> TopSubsets:
     """``top`` sorted by (CV MSE, columns) and cut to ``keep`` rows."""
-    columns = [top.subsets[:, j] for j in reversed(range(top.subsets.shape[1]))]
-    best = np.lexsort([*columns, top.cv_mse])[:keep]            # lexsort: the last key is the primary one
+    best = rank_order(top.subsets, top.cv_mse)[:keep]
     return top._replace(subsets=top.subsets[best], cv_mse=top.cv_mse[best], n_rows=top.n_rows[best])
