@@ -1,6 +1,6 @@
 """Shared fixtures: the installed data package, and writable copies of it; the fast and the full run.
 
-``pytest`` runs the fast tests (under half a minute on 2 cores); tests marked
+``pytest`` runs the fast tests (about 6 minutes on 2 cores, docs/development.md); tests marked
 ``slow`` (each a few seconds or more: whole-package validations, verify with
 the search, the report, Dask clusters, nested cross-validation) are skipped,
 saying so. ``pytest --full`` runs everything; CI does.
