@@ -165,6 +165,22 @@ FLOORS_INDEPENDENT: dict[str, str | None] = {
         "the Sphinx build (the docs extras, which the floors job does not install)",
     "test_contribution_attacks.py::test_an_edited_published_score_with_its_hash_re_recorded_needs_a_maintainer":
         "the review's diff of a git branch",
+    # Slow tests whose library behaviour another floors test covers (issue 35 item 6): the reason names that test.
+    "test_validation_cache.py": "the verdict cache's keys, entries and folders (hashing and files); Frictionless's "
+        "verdicts themselves are covered by test_data_package.py::test_one_changed_digit_fails_both_validators_naming_the_file",
+    "test_contributions.py::test_a_correction_adds_superseding_rows_and_is_a_patch":
+        "a correction's bookkeeping (superseding rows, a patch bump, the changelog line); the merge, validation and "
+        "verify it ends with are covered by test_contributions.py::"
+        "test_the_merged_package_validates_and_verifies_with_a_new_version_fitted_on_the_enlarged_data",
+    "test_contributions.py::test_a_correction_of_a_table3_algorithm_keeps_the_paper_version_verifiable":
+        "which rows a correction leaves the paper's version; the merge and the pinned-version checks are covered by "
+        "test_contributions.py::test_the_merged_package_validates_and_verifies_with_a_new_version_fitted_on_the_enlarged_data",
+    "test_contributions.py::test_add_of_an_already_merged_submission_writes_nothing":
+        "the merge's own refusal (nothing written); the merge is covered by test_contributions.py::"
+        "test_the_merged_package_validates_and_verifies_with_a_new_version_fitted_on_the_enlarged_data",
+    "test_hostile_inputs.py::test_a_good_submission_still_merges_cleanly":
+        "the hostile corpus's control, an add and a validate: covered by test_contributions.py::"
+        "test_the_merged_package_validates_and_verifies_with_a_new_version_fitted_on_the_enlarged_data",
     "test_command_line_manners.py": "argument parsing, typos, exit statuses and full disks: the command line's own code",
     "test_newcomer.py": "which package a command works on, --version, --help: the command line's own code",
     "test_versions.py": "version strings in the project's files agree",
