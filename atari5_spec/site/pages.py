@@ -258,6 +258,9 @@ def algorithm_pages(dataset, coefficients: CoefficientSet, rows: list[dict], sub
     seeds = dataset.seed_scores if dataset.seed_scores is not None else pd.DataFrame(columns=["algorithm_id"])
     budget = dataset.budget_scores if dataset.budget_scores is not None else pd.DataFrame(columns=["algorithm_id"])
     seed_groups = dict(tuple(seeds.groupby("algorithm_id", sort=True)))
+    # every run as plain values once, by row label (one conversion of the table, not one per algorithm and game)
+    seed_runs = dict(zip(seeds.index, _records(seeds[["seed", "score", "source_id", "provenance"]]))) \
+        if len(seeds) else {}
     budget_groups = dict(tuple(budget.groupby("algorithm_id", sort=True)))
     protocol_columns = [c for c in dataset.algorithms.columns if c not in ("algorithm_id", "name")]
     links = paper_links(dataset)
@@ -281,7 +284,7 @@ def algorithm_pages(dataset, coefficients: CoefficientSet, rows: list[dict], sub
             runs = [{"seed": _plain(r["seed"]), "score": number(r["score"], 2), "value": r["score"],
                      "source_id": r["source_id"],
                      "licence": licences.get(r["source_id"]), "provenance": r["provenance"]}
-                    for r in _records(part.sort_values("seed")[["seed", "score", "source_id", "provenance"]])]
+                    for r in (seed_runs[label] for label in part.sort_values("seed").index)]
             seed_rows.append({"game_id": str(g), "game": games.get(g, {}).get("name", str(g)),
                               "n": int(len(values)), "mean": number(values.mean(), 2), "min": number(values.min(), 2),
                               "max": number(values.max(), 2), "runs": runs,
