@@ -91,3 +91,36 @@ def test_limits():
     with pytest.raises(InputError, match="NaN"):
         limits.load_json("[NaN]", "x.json")
     assert limits.load_json('{"a": "[[[["}', "x.json") == {"a": "[[[["}  # brackets in strings do not nest
+
+
+def nesting_by_characters(text: str) -> tuple[int, str] | None:
+    """The nesting rule character by character (the definition json_nesting_problem's token scan must equal)."""
+    depth, line, in_string, escaped = 0, 1, False, False
+    for char in text:
+        line += char == "\n"
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limits.MAX_NESTING_DEPTH:
+                return line, f"nested deeper than {limits.MAX_NESTING_DEPTH} levels"
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def test_the_nesting_scan_equals_the_character_by_character_rule():
+    import random
+
+    deep = limits.MAX_NESTING_DEPTH
+    texts = ["", "[" * deep, "[" * (deep + 1), "\n[" * (deep + 1), '"' + "[" * 99, '["\\"' + "[" * 99 + '"]',
+             '"\\\n' + "[" * 99, '"abc\\', "]" * 99 + "[" * (deep + 1), '{"a": "[[[["}', '"\\\\"' + "[" * 99]
+    alphabet = ['"', "\\", "[", "]", "{", "}", "\n", "a", " ", ":"]
+    generator = random.Random(20261128)
+    texts += ["".join(generator.choices(alphabet, k=generator.randrange(1, 400))) for _ in range(3000)]
+    texts += ["[" * generator.randrange(deep - 3, deep + 3) + "".join(generator.choices(alphabet, k=50))
+              for _ in range(500)]
+    assert [limits.json_nesting_problem(t) for t in texts] == [nesting_by_characters(t) for t in texts]
+    assert any(nesting_by_characters(t) for t in texts) and not all(nesting_by_characters(t) for t in texts)

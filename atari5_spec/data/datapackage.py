@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from .errors import InputError
-from .paths import folders_with_descriptor, package_file, package_target, read_regular_file
+from .paths import folders_with_descriptor, package_file, package_files, package_target, read_regular_file
 
 __all__ = ["package_root", "enclosing_package", "installed_package", "which_package", "PACKAGE_NAME",
            "read_descriptor", "descriptor_text", "refresh_resource_stats", "bump_version", "resource_path", "schema_of", "DescriptorError", "table_resource", "CSV_DIALECT"]
@@ -197,11 +197,13 @@ def read_descriptor(root: Path) -> dict:
     problem = descriptor_shape_problem(descriptor)
     if problem:
         raise DescriptorError(f"{DESCRIPTOR}: {problem}: fix the descriptor (see the Frictionless Data Package spec)")
+    named = []
     for resource in descriptor["resources"]:
         where = f"{DESCRIPTOR}, resource {resource['name']!r}:"
-        package_file(root, resource["path"], f"{where} path")
+        named.append((resource["path"], f"{where} path"))
         if isinstance(resource["schema"], str):
-            package_file(root, resource["schema"], f"{where} schema")
+            named.append((resource["schema"], f"{where} schema"))
+    package_files(root, named)  # in order: the first unsafe path is the one reported
     return descriptor
 
 

@@ -57,25 +57,21 @@ _BIDI_CONTROLS = {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\
 FORBIDDEN_CHARACTER = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(_BIDI_CONTROLS)) + "]")
 
 
+# What the nesting scan looks at: a whole string (escapes inside it skipped; unterminated: to the end), or a bracket.
+# The unrolled string pattern has no nested choices, so it is linear in the text.
+_JSON_NESTING_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+
+
 def json_nesting_problem(text: str) -> tuple[int, str] | None:
-    """(line, message) when a JSON text nests deeper than MAX_NESTING_DEPTH; one linear scan, strings aware."""
-    depth, line, in_string, escaped = 0, 1, False, False
-    for char in text:
-        if char == "\n":
-            line += 1
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
+    """(line, message) when a JSON text nests deeper than MAX_NESTING_DEPTH; one linear scan, strings aware
+    (brackets inside strings do not count; lines are counted only to name the place of a problem)."""
+    depth = 0
+    for token in _JSON_NESTING_TOKENS.finditer(text):
+        char = token.group()
+        if char in "[{":
             depth += 1
             if depth > MAX_NESTING_DEPTH:
-                return line, f"nested deeper than {MAX_NESTING_DEPTH} levels"
+                return text.count("\n", 0, token.start()) + 1, f"nested deeper than {MAX_NESTING_DEPTH} levels"
         elif char in "]}":
             depth -= 1
     return None

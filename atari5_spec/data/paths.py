@@ -34,18 +34,20 @@ Everything here is pure path logic on the standard library: the fast
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path, PurePosixPath
 
 from .errors import InputError
 
-__all__ = ["UnsafePathError", "unsafe_reason", "target_reason", "package_file", "package_target", "read_regular_file",
+__all__ = ["UnsafePathError", "unsafe_reason", "target_reason", "package_file", "package_files", "package_target", "read_regular_file",
            "regular_file_problem", "output_directory", "output_file", "write_output", "inside_a_package",
            "unmerged_submission_file"]
 
 DESCRIPTOR = "datapackage.json"
 # Characters that make a relative path mean something else to a shell, Windows or a URL parser.
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")  # ord(c) < 32 or ord(c) == 127
 _UNSAFE_CHARACTERS = {"~": "'~' (a home folder)", "$": "'$' (a variable)", "%": "'%' (a variable)",
                       "\\": "'\\' (a Windows separator)", ":": "':' (a drive or URL scheme)"}
 
@@ -58,7 +60,7 @@ def unsafe_reason(relative: str) -> str | None:
     """Why ``relative`` may not name a file inside a package (None when it may); no file system access."""
     if not isinstance(relative, str) or not relative:
         return "is not a non-empty text"
-    if any(ord(c) < 32 or ord(c) == 127 for c in relative):
+    if _CONTROL_CHARACTER.search(relative):
         return "contains control characters"
     if relative.startswith("/") or os.path.isabs(relative):
         return "is absolute"
@@ -112,16 +114,28 @@ def package_file(root: Path | str, relative: str, where: str) -> Path:
     'scores', path"). Symbolic links are followed only as far as they stay
     inside the package.
     """
+    return package_files(root, [(relative, where)])[0]
+
+
+def package_files(root: Path | str, named: list[tuple[str, str]]) -> list[Path]:
+    """:func:`package_file` of each (relative, where) pair, the root resolved once (a descriptor names over a
+    hundred files)."""
     root = Path(root)
-    reason = unsafe_reason(relative)
-    if reason:
-        raise UnsafePathError(f"{where} {relative!r} {reason}: write a path relative to the package folder, "
-                              "inside it (e.g. data/scores.csv)")
-    path = root / relative
-    if not _is_within(Path(os.path.realpath(path)), Path(os.path.realpath(root))):
-        raise UnsafePathError(f"{where} {relative!r} leads outside the package through a symbolic link "
-                              f"({os.path.realpath(path)}): replace the link by the file itself")
-    return path
+    real_root = os.path.realpath(root)
+    inside = real_root.rstrip(os.sep) + os.sep  # "/" stays "/"
+    paths = []
+    for relative, where in named:
+        reason = unsafe_reason(relative)
+        if reason:
+            raise UnsafePathError(f"{where} {relative!r} {reason}: write a path relative to the package folder, "
+                                  "inside it (e.g. data/scores.csv)")
+        path = root / relative
+        real = os.path.realpath(path)
+        if not (real == real_root or real.startswith(inside)):
+            raise UnsafePathError(f"{where} {relative!r} leads outside the package through a symbolic link "
+                                  f"({real}): replace the link by the file itself")
+        paths.append(path)
+    return paths
 
 
 def package_target(root: Path | str, relative: str, where: str) -> Path:
