@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from .datapackage import package_root, read_descriptor, resource_path, schema_of
@@ -127,30 +128,44 @@ def read_table(path: Path | str, schema: dict, data: bytes | None = None) -> pd.
         found = re.search(r"line ([0-9]+)", str(error))
         raise TableReadError(path, [(int(found.group(1)) if found else 1, "", str(error).strip(),
                                      "CSV row of the header's width")]) from None
-    frame = pd.DataFrame(index=text.index)
-    bad = []
+    columns, bad = {}, []
     for field in schema["fields"]:
         name, kind = field["name"], field.get("type", "string")
         if name not in text.columns:
             raise TableReadError(path, [(1, name, "", "column in the header")])
-        column = text[name]
-        missing = column == ""
+        cells = text[name].to_numpy(object)
+        missing = cells == ""
         if kind in _PATTERNS:
-            invalid = ~missing & ~column.str.fullmatch(_PATTERNS[kind])
-            bad += [(int(i) + 2, name, column[i], kind) for i in column.index[invalid]]
-            column = column.mask(invalid, "")
-            missing = column == ""
+            invalid = _invalid_cells(cells, kind)
+            bad += [(int(i) + 2, name, cells[i], kind) for i in np.flatnonzero(invalid)]
+            missing |= invalid
         if kind == "boolean":
-            values = pd.array([None if m else v == "true" for v, m in zip(column, missing)], dtype="boolean")
+            values = pd.arrays.BooleanArray(cells == "true", missing)
         elif kind in ("number", "integer"):
-            values = column.mask(missing, "nan").astype("float64")
-            values = values.astype(PANDAS_DTYPES[kind]) if kind == "integer" else values
+            numbers = np.where(missing, "nan", cells).astype("float64")  # float() of each text: exact
+            values = pd.array(numbers, dtype=PANDAS_DTYPES[kind]) if kind == "integer" else numbers
         else:
-            values = column.astype("string").mask(missing, pd.NA)
-        frame[name] = values
+            values = pd.array(np.where(missing, None, cells), dtype="string")
+        columns[name] = values
     if bad:
         raise TableReadError(path, bad)
-    return frame
+    return pd.DataFrame(columns, index=text.index)
+
+
+# A cell type's pattern over a whole column at once: the cells joined by a character none of them holds, matched in
+# one pass (a column with a bad cell, or holding the separator, is then checked cell by cell to name the cells).
+_SEPARATOR = "\x00"
+_CELL_PATTERNS = {kind: re.compile(pattern) for kind, pattern in _PATTERNS.items()}
+_COLUMN_PATTERNS = {kind: re.compile(f"(?:{pattern})?(?:{_SEPARATOR}(?:{pattern})?)*")
+                    for kind, pattern in _PATTERNS.items()}
+
+
+def _invalid_cells(cells: np.ndarray, kind: str) -> np.ndarray:
+    """Per cell of a column (an object array of texts): not empty and not of the ``kind``'s pattern."""
+    joined = _SEPARATOR.join(cells)
+    if joined.count(_SEPARATOR) == len(cells) - 1 and _COLUMN_PATTERNS[kind].fullmatch(joined):
+        return np.zeros(len(cells), bool)
+    return np.array([cell != "" and _CELL_PATTERNS[kind].fullmatch(cell) is None for cell in cells], bool)
 
 
 SCORE_ROWS = ("fit", "all")
