@@ -212,3 +212,21 @@ def test_the_readme_counts_are_the_data_packages():
     assert stated, "README: the data package's row counts are not stated"
     assert [int(x.replace(",", "")) for x in stated.groups()] == [counts["scores"], counts["seed_scores"],
                                                                  counts["budget_scores"]]
+
+
+def test_read_table_names_every_bad_cell_whatever_the_column_holds():
+    """A column's cells are checked in one pass over the joined column; a bad cell anywhere, or a cell holding the
+    join's separator, is still named with its line, as the cell-by-cell rule names it."""
+    from atari5_spec.data.loading import TableReadError
+
+    schema = {"fields": [{"name": "x", "type": "number"}, {"name": "n", "type": "integer"},
+                         {"name": "ok", "type": "boolean"}, {"name": "t"}]}
+    good = "".join(f"{i}.5,{i},{'true' if i % 2 else 'false'},t{i}\n" for i in range(500))
+    frame = read_table("data/x.csv", schema, ("x,n,ok,t\n" + good + ",,,\n").encode())
+    assert frame.x.iloc[3] == 3.5 and frame.n.iloc[3] == 3 and frame.ok.iloc[3] and frame.t.iloc[3] == "t3"
+    assert frame.iloc[-1].isna().all() and str(frame.n.dtype) == "Int64" and str(frame.ok.dtype) == "boolean"
+    bad = "x,n,ok,t\n" + good + "1\x002,7.0,TRUE,\n" + good + "1,2,true,x\n"
+    with pytest.raises(TableReadError) as raised:
+        read_table("data/x.csv", schema, bad.encode())
+    assert raised.value.cells == [(502, "x", "1\x002", "number"), (502, "n", "7.0", "integer"),
+                                  (502, "ok", "TRUE", "boolean")]
