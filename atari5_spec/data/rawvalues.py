@@ -22,13 +22,14 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["raw_value_number", "split_spread", "PLUS_MINUS_SIGNS", "MAX_RAW_VALUE_CHARS"]
+__all__ = ["raw_value_number", "split_spread", "PLUS_MINUS_SIGNS", "MAX_RAW_VALUE_CHARS", "PLAIN_NUMBER"]
 
 # Two numbers of MAX_NUMBER_CHARS (data.limits), a sign, brackets and spaces: a longer text is no published number.
 MAX_RAW_VALUE_CHARS = 100
 PLUS_MINUS_SIGNS = ("±", "+/-", "+-")
 
 _NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"  # ASCII digits only
+PLAIN_NUMBER = _NUMBER  # a number alone (a pattern): raw_value_number gives (float(text), None) for it
 # The spread's sign as tables print it: ±, +/- or +-; spaces around it optional (any Unicode space, so that a
 # non-breaking space copied from a PDF or web page reads as one), or the whole spread in brackets: (± 12.3).
 PLUS_MINUS_SIGN = r"(?:±|\+/-|\+-)"

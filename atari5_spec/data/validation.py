@@ -31,7 +31,7 @@ from .limits import FORBIDDEN_CHARACTER, MAX_ABS_SCORE
 from .loading import PANDAS_DTYPES, TABLES, Dataset, TableReadError, load
 from .paths import regular_file_problem
 from .problems import Problem, format_problems
-from .rawvalues import raw_value_number
+from .rawvalues import MAX_RAW_VALUE_CHARS, PLAIN_NUMBER, raw_value_number
 
 __all__ = ["Problem", "validate_package", "validate_dataset", "pandera_schema", "format_problems",
            "frictionless_problems", "in_background", "descriptor_problems", "clean_text", "inert_text"]
@@ -354,18 +354,29 @@ def text_checks(pa, name: str, data: Dataset) -> list:
 
 
 def clean_text(values: pd.Series) -> pd.Series:
-    """Per cell of a text column: empty, or ``control_character_problem`` finds nothing (one regex pass over the
-    column, not a Python call per cell)."""
+    """Per cell of a text column: empty, or ``control_character_problem`` finds nothing. One regex search over
+    the joined column answers for a clean column; a column with a hit (or holding the join character) is then
+    searched cell by cell."""
+    cells = values.to_numpy(object, na_value="")
+    joined = _JOIN.join(cells)
+    if joined.count(_JOIN) == len(cells) - 1 and not FORBIDDEN_CHARACTER.search(joined):
+        return pd.Series(True, index=values.index)
     return ~values.str.contains(FORBIDDEN_CHARACTER, na=False).astype(bool)
+
+
+_JOIN = "\ue000"  # a private-use character, not a forbidden one: joins a column's cells for one search
 
 
 def inert_text(values: pd.Series) -> pd.Series:
     """Per cell of a text column: empty, or not a ``spreadsheet_formula`` (the full test only for the cells that
-    start with = + - @ after spaces)."""
-    starts = values.str.lstrip().str[:1].isin(FORMULA_STARTS).fillna(False).astype(bool)
-    inert = pd.Series(True, index=values.index)
-    inert[starts] = ~values[starts].map(spreadsheet_formula).astype(bool)
-    return inert
+    start with = + - @ or a space)."""
+    cells = values.to_numpy(object, na_value="")
+    inert = np.ones(len(cells), bool)
+    for i, cell in enumerate(cells):
+        first = cell[:1]
+        if (first in FORMULA_STARTS or first.isspace()) and spreadsheet_formula(cell):
+            inert[i] = False
+    return pd.Series(inert, index=values.index)
 
 
 FORMULA_STARTS = ("=", "+", "-", "@")  # the first characters a spreadsheet reads as a formula
@@ -493,20 +504,28 @@ def per_seed_checks(pa, name: str, data: Dataset) -> list:
 
 
 def raw_value_agrees(frame: pd.DataFrame, with_std: bool) -> pd.Series:
-    """Row by row: the score (and std) are exactly the number(s) the raw_value text stands for."""
-    parsed = [raw_value_number(str(text)) for text in frame.raw_value]
+    """Row by row: the score (and std) are exactly the number(s) the raw_value text stands for.
+
+    A plain number (most cells) is compared as ``float`` of its text, the number ``raw_value_number`` gives for
+    it (both conversions are correctly rounded); every other form (``k``, a spread) goes through
+    ``raw_value_number``.
+    """
+    texts = pd.Series([str(text) for text in frame.raw_value], index=frame.index, dtype=object)
+    stripped = texts.str.strip()
+    plain = ((texts.str.len() <= MAX_RAW_VALUE_CHARS) & stripped.str.fullmatch(PLAIN_NUMBER)).to_numpy(bool)
     scores = frame.score.to_numpy(float)
-    stds = frame["std"].to_numpy(float) if with_std else [None] * len(frame)
-    ok = []
-    for found, score, std in zip(parsed, scores, stds):
+    ok = np.zeros(len(frame), bool)
+    ok[plain] = np.array([float(text) for text in stripped[plain]], float) == scores[plain]
+    stds = frame["std"].to_numpy(float) if with_std else None
+    for i in np.flatnonzero(~plain):
+        found = raw_value_number(texts.iloc[i])
         if found is None:
-            ok.append(False)
             continue
         number, spread = found
         # a spread printed inside raw_value ("mean ± std") must be the std column; a std given beside a plain
         # number (a separate column of the source) is the source's own
-        same_std = not with_std or spread is None or spread == std
-        ok.append(number == score and same_std)
+        same_std = not with_std or spread is None or spread == stds[i]
+        ok[i] = number == scores[i] and same_std
     return pd.Series(ok, index=frame.index)
 
 
