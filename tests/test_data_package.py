@@ -225,8 +225,23 @@ def test_read_table_names_every_bad_cell_whatever_the_column_holds():
     frame = read_table("data/x.csv", schema, ("x,n,ok,t\n" + good + ",,,\n").encode())
     assert frame.x.iloc[3] == 3.5 and frame.n.iloc[3] == 3 and frame.ok.iloc[3] and frame.t.iloc[3] == "t3"
     assert frame.iloc[-1].isna().all() and str(frame.n.dtype) == "Int64" and str(frame.ok.dtype) == "boolean"
-    bad = "x,n,ok,t\n" + good + "1\x002,7.0,TRUE,\n" + good + "1,2,true,x\n"
+    bad = "x,n,ok,t\n" + good + "1e,7.0,TRUE,\n" + good + "1,2,true,x\n"
     with pytest.raises(TableReadError) as raised:
         read_table("data/x.csv", schema, bad.encode())
-    assert raised.value.cells == [(502, "x", "1\x002", "number"), (502, "n", "7.0", "integer"),
+    assert raised.value.cells == [(502, "x", "1e", "number"), (502, "n", "7.0", "integer"),
                                   (502, "ok", "TRUE", "boolean")]
+
+
+def test_read_table_names_every_cell_holding_a_nul_character():
+    """pandas 2.1 (the floor) cuts a cell at a NUL and reads on: "1\x002" would be read as 1. Every pandas
+    version must name the cells instead, a number's and a text's alike, with their lines."""
+    from atari5_spec.data.loading import TableReadError
+
+    schema = {"fields": [{"name": "x", "type": "number"}, {"name": "t"}]}
+    kind = "cell without NUL characters ('\\x00': remove them)"
+    bad = "x,t\n1.5,a\n1\x002,b\n2,\"c\x00\"\n"
+    with pytest.raises(TableReadError) as raised:
+        read_table("data/x.csv", schema, bad.encode())
+    assert raised.value.cells == [(3, "x", "1\x002", kind), (4, "t", "c\x00", kind)]
+    assert str(raised.value) == ("data/x.csv, line 3, column 'x': '1\\x002' is not a cell without NUL characters "
+                                 "('\\x00': remove them) (and 1 more)")

@@ -122,12 +122,18 @@ def read_table(path: Path | str, schema: dict, data: bytes | None = None) -> pd.
         raise TableReadError(path, [(line, "", f"byte {data[error.start]:#04x}", "UTF-8 text")]) from None
     if not decoded.strip():
         raise TableReadError(path, [(1, "", "", "header (the file is empty)")])
+    # pandas 2.1 (the floor) ends a cell at a NUL character and reads on: NULs are read as a character the file
+    # does not hold, so the cells holding one are named (on every pandas version) instead of silently cut.
+    nul = next(c for c in map(chr, range(0xE000, 0xF900)) if c not in decoded) if "\x00" in decoded else None
     try:
-        text = pd.read_csv(io.StringIO(decoded), dtype=str, keep_default_na=False, na_filter=False)
+        text = pd.read_csv(io.StringIO(decoded.replace("\x00", nul) if nul else decoded), dtype=str,
+                           keep_default_na=False, na_filter=False)
     except pd.errors.ParserError as error:  # "Expected 3 fields in line 7, saw 4"
         found = re.search(r"line ([0-9]+)", str(error))
         raise TableReadError(path, [(int(found.group(1)) if found else 1, "", str(error).strip(),
                                      "CSV row of the header's width")]) from None
+    if nul:
+        raise TableReadError(path, _cells_holding(text, nul, "\x00"))
     columns, bad = {}, []
     for field in schema["fields"]:
         name, kind = field["name"], field.get("type", "string")
@@ -150,6 +156,19 @@ def read_table(path: Path | str, schema: dict, data: bytes | None = None) -> pd.
     if bad:
         raise TableReadError(path, bad)
     return pd.DataFrame(columns, index=text.index)
+
+
+def _cells_holding(text: pd.DataFrame, marker: str, character: str) -> list[tuple[int, str, str, str]]:
+    """The header names and cells of ``text`` holding ``marker`` (standing for ``character``), as TableReadError
+    lists them."""
+    kind = f"cell without NUL characters ({character!r}: remove them)"
+    found = [(1, str(name).replace(marker, character), str(name).replace(marker, character), kind)
+             for name in text.columns if marker in str(name)]
+    for name in text.columns:
+        cells = text[name].to_numpy(object)
+        found += [(int(i) + 2, str(name).replace(marker, character), cells[i].replace(marker, character), kind)
+                  for i in np.flatnonzero([marker in cell for cell in cells])]
+    return sorted(found, key=lambda cell: cell[0])
 
 
 # A cell type's pattern over a whole column at once: the cells joined by a character none of them holds, matched in
