@@ -126,3 +126,37 @@ def test_a_budget_row_whose_score_differs_from_its_raw_value_is_reported(package
     line = line_of(package_copy, "data/budget_scores.csv", "dreamerv3,alien,10000000,0,")
     edit_cell(package_copy, "data/budget_scores.csv", line, "score", "1")
     assert problems_at(package_copy, "data/budget_scores.csv", line, "raw_value")
+
+
+def test_background_validation_forks_only_a_single_threaded_process():
+    from atari5_spec.data.validation import background_start_method
+
+    assert background_start_method(1, ["fork", "spawn", "forkserver"]) == "fork"
+    # a fork beside a running thread copies the locks it may hold: the child is spawned instead
+    assert background_start_method(2, ["fork", "spawn", "forkserver"]) == "spawn"
+    assert background_start_method(1, ["spawn"]) == "spawn"
+    assert background_start_method(3, []) is None
+
+
+def test_background_validation_beside_a_thread_gives_the_same_problems_without_a_fork(package_copy):
+    import threading
+    import warnings
+
+    from atari5_spec.data.validation import frictionless_problems, in_background
+
+    (package_copy / "data" / "games.csv").write_bytes(
+        (package_copy / "data" / "games.csv").read_bytes().replace(b"\n", b"\nnot,a,game,row\n", 1))
+    inline = frictionless_problems(package_copy)
+    assert inline  # the edit is found
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert in_background(frictionless_problems, package_copy)() == inline
+        # Python 3.12 and newer warn of a fork beside a thread (reported, never raised)
+        assert not [w for w in caught if "fork" in str(w.message)]
+    finally:
+        release.set()
+        other.join()

@@ -566,22 +566,28 @@ def validate_dataset(data: Dataset) -> list[Problem]:
 
 
 def in_background(function, *args):
-    """Start ``function(*args)`` in a forked process; return a callable that waits for its result.
+    """Start ``function(*args)`` in another process; return a callable that waits for its result.
 
     Frictionless checks rows in pure Python; running it beside the pandas work
-    uses the second core. Falls back to running inline where fork is unavailable.
+    uses the second core. The process is forked (no imports to repeat) when this
+    process runs one thread, else spawned: a fork copies the locks another
+    thread may hold (a logger's, the import lock) and the child could wait on
+    them forever (Python 3.12 and newer warn of it). Runs inline where neither
+    start method exists.
     """
     import multiprocessing
+    import threading
     from concurrent.futures import ProcessPoolExecutor
 
-    if "fork" not in multiprocessing.get_all_start_methods():
+    method = background_start_method(threading.active_count(), multiprocessing.get_all_start_methods())
+    if method is None:
         result = function(*args)
         return lambda: result
     import os
 
     from .processes import end_with_parent
 
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"),
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
                                initializer=end_with_parent, initargs=(os.getpid(),))  # ends with a killed parent
     future = pool.submit(function, *args)
 
@@ -592,6 +598,14 @@ def in_background(function, *args):
             pool.shutdown()
 
     return wait
+
+
+def background_start_method(threads: int, methods: list[str]) -> str | None:
+    """How :func:`in_background` starts its process: "fork" with one thread running, else "spawn"; None (run
+    inline) where the platform offers neither (``methods``: ``multiprocessing.get_all_start_methods()``)."""
+    if threads == 1 and "fork" in methods:
+        return "fork"
+    return "spawn" if "spawn" in methods else None
 
 
 def interrupted_commit_problems(root: Path) -> list[Problem]:
