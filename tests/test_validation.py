@@ -129,13 +129,12 @@ def test_a_budget_row_whose_score_differs_from_its_raw_value_is_reported(package
 
 
 def test_background_validation_forks_only_a_single_threaded_process():
-    from atari5_spec.data.validation import background_start_method
+    from atari5_spec.data.validation import forks_safely
 
-    assert background_start_method(1, ["fork", "spawn", "forkserver"]) == "fork"
-    # a fork beside a running thread copies the locks it may hold: the child is spawned instead
-    assert background_start_method(2, ["fork", "spawn", "forkserver"]) == "spawn"
-    assert background_start_method(1, ["spawn"]) == "spawn"
-    assert background_start_method(3, []) is None
+    assert forks_safely(1, ["fork", "spawn", "forkserver"])
+    # a fork beside a running thread copies the locks it may hold: validation runs inline instead
+    assert not forks_safely(2, ["fork", "spawn", "forkserver"])
+    assert not forks_safely(1, ["spawn"])
 
 
 def test_background_validation_beside_a_thread_gives_the_same_problems_without_a_fork(package_copy):

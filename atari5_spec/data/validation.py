@@ -566,28 +566,29 @@ def validate_dataset(data: Dataset) -> list[Problem]:
 
 
 def in_background(function, *args):
-    """Start ``function(*args)`` in another process; return a callable that waits for its result.
+    """Start ``function(*args)`` in a forked process where that is safe, else run it here; return a callable that
+    gives its result.
 
     Frictionless checks rows in pure Python; running it beside the pandas work
-    uses the second core. The process is forked (no imports to repeat) when this
-    process runs one thread, else spawned: a fork copies the locks another
+    uses the second core. The process is forked (no imports to repeat), and only
+    when this process runs one Python thread: a fork copies the locks another
     thread may hold (a logger's, the import lock) and the child could wait on
-    them forever (Python 3.12 and newer warn of it). Runs inline where neither
-    start method exists.
+    them forever. Otherwise, and where fork is unavailable, it runs inline (a
+    spawned process would import the caller's main module again, running an
+    unguarded script's code twice).
     """
     import multiprocessing
     import threading
     from concurrent.futures import ProcessPoolExecutor
 
-    method = background_start_method(threading.active_count(), multiprocessing.get_all_start_methods())
-    if method is None:
+    if not forks_safely(threading.active_count(), multiprocessing.get_all_start_methods()):
         result = function(*args)
         return lambda: result
     import os
 
     from .processes import end_with_parent
 
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method),
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"),
                                initializer=end_with_parent, initargs=(os.getpid(),))  # ends with a killed parent
     future = pool.submit(function, *args)
 
@@ -600,12 +601,10 @@ def in_background(function, *args):
     return wait
 
 
-def background_start_method(threads: int, methods: list[str]) -> str | None:
-    """How :func:`in_background` starts its process: "fork" with one thread running, else "spawn"; None (run
-    inline) where the platform offers neither (``methods``: ``multiprocessing.get_all_start_methods()``)."""
-    if threads == 1 and "fork" in methods:
-        return "fork"
-    return "spawn" if "spawn" in methods else None
+def forks_safely(threads: int, methods: list[str]) -> bool:
+    """Whether :func:`in_background` forks: one Python thread running (``threads``) and fork among the platform's
+    start methods (``methods``: ``multiprocessing.get_all_start_methods()``)."""
+    return threads == 1 and "fork" in methods
 
 
 def interrupted_commit_problems(root: Path) -> list[Problem]:
