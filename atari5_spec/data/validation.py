@@ -581,7 +581,7 @@ def in_background(function, *args):
     import threading
     from concurrent.futures import ProcessPoolExecutor
 
-    if not forks_safely(threading.active_count(), multiprocessing.get_all_start_methods()):
+    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
         result = function(*args)
         return lambda: result
     import os
@@ -599,12 +599,6 @@ def in_background(function, *args):
             pool.shutdown()
 
     return wait
-
-
-def forks_safely(threads: int, methods: list[str]) -> bool:
-    """Whether :func:`in_background` forks: one Python thread running (``threads``) and fork among the platform's
-    start methods (``methods``: ``multiprocessing.get_all_start_methods()``)."""
-    return threads == 1 and "fork" in methods
 
 
 def interrupted_commit_problems(root: Path) -> list[Problem]:
