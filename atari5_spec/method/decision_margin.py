@@ -21,9 +21,9 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .pairs import PairAgent, pair_evidence, two_paper_pair_halves
+from .pairs import PairAgent, agent_codes, pair_evidence, two_paper_pair_halves
 
-__all__ = ["MARGINS", "Pair", "PairSet", "pair_set", "two_paper_pair_set", "never_selected_pair_set", "same_paper_pair_set",
+__all__ = ["MARGINS", "Pair", "PairSet", "pair_set", "index_pair_set", "two_paper_pair_set", "never_selected_pair_set", "same_paper_pair_set",
            "same_setup_pair_set", "direction_margin", "pinned_margin", "decisions", "choose_margin", "nested_wrong_way", "MarginResult", "margin_results", "DIRECTION_INTERVALS"]
 
 MARGINS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
@@ -52,6 +52,8 @@ class PairSet(NamedTuple):
     estimated: np.ndarray    # log10(estimate_first / estimate_second)
     true: np.ndarray         # log10(true_first / true_second)
     half: np.ndarray
+    papers: np.ndarray       # (n, 2): the papers of each pair's two agents, as positions in paper_names
+    paper_names: list[str]
 
 
 def pair_set(name: str, halves: Sequence[tuple[PairAgent, PairAgent, float]]) -> PairSet:
@@ -61,10 +63,28 @@ def pair_set(name: str, halves: Sequence[tuple[PairAgent, PairAgent, float]]) ->
 
 
 def _pair_set(name: str, pairs: Sequence[Pair]) -> PairSet:
-    return PairSet(name, tuple(pairs),
-                   np.array([math.log10(p.first.estimate / p.second.estimate) for p in pairs], float),
-                   np.array([math.log10(p.first.true_median / p.second.true_median) for p in pairs], float),
-                   np.array([p.half for p in pairs], float))
+    n = len(pairs)
+    return index_pair_set(name, [p.first for p in pairs] + [p.second for p in pairs], np.arange(n),
+                          np.arange(n, 2 * n), np.array([p.half for p in pairs], float))
+
+
+def _log10_ratios(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """log10(numerator / denominator) per element, by ``math.log10`` (numpy's log10 may round a last bit otherwise,
+    and the decisions compare these with the half-widths)."""
+    return np.array(list(map(math.log10, (numerator / denominator).tolist())), float)
+
+
+def index_pair_set(name: str, agents: Sequence[PairAgent], first: np.ndarray, second: np.ndarray, half: np.ndarray
+                   ) -> PairSet:
+    """The :class:`PairSet` ``name`` of the pairs ``agents[first[i]], agents[second[i]]`` with half-widths ``half``
+    (arrays: ``pairs.two_paper_positions``, ``pairs.same_paper_positions``)."""
+    estimate = np.array([a.estimate for a in agents], float)
+    true = np.array([a.true_median for a in agents], float)
+    codes = agent_codes(agents)
+    return PairSet(name, tuple(map(Pair, [agents[i] for i in first.tolist()], [agents[j] for j in second.tolist()],
+                                   half.tolist())),
+                   _log10_ratios(estimate[first], estimate[second]), _log10_ratios(true[first], true[second]),
+                   np.asarray(half, float), np.stack([codes.paper[first], codes.paper[second]], axis=1), codes.papers)
 
 
 def two_paper_pair_set(agents: Sequence[PairAgent], level: float = 0.95, name: str = "two papers",
@@ -100,9 +120,20 @@ def choose_margin(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS) -
 
 def _paper_codes(sets: Sequence[PairSet]) -> list[np.ndarray]:
     """Per set, an (n, 2) array of each pair's two paper codes (one code for all sets)."""
-    code: dict[str, int] = {}
-    return [np.array([[code.setdefault(p.first.paper, len(code)), code.setdefault(p.second.paper, len(code))]
-                      for p in s.pairs], int).reshape(-1, 2) for s in sets]
+    names = sorted({name for s in sets for name in s.paper_names})
+    position = {name: i for i, name in enumerate(names)}
+    return [np.array([position[name] for name in s.paper_names], int)[s.papers] for s in sets]
+
+
+def _fold_margins(folds: np.ndarray, culprits: dict[float, np.ndarray], margins: Sequence[float]) -> np.ndarray:
+    """Per fold (a row of ``folds``: the two paper codes a pair's margin is chosen without), the smallest margin
+    whose wrong-way pairs (``culprits``: margin -> their (m, 2) paper codes) each share a paper with the fold, so
+    that the fold excludes each of them; inf when no margin's do."""
+    out = np.full(len(folds), math.inf)
+    for k in reversed(margins):  # the smallest clean margin is written last
+        shares = (culprits[k][None, :, :, None] == folds[:, None, None, :]).any(axis=(2, 3))  # (folds, culprits)
+        out[shares.all(axis=1)] = k
+    return out
 
 
 def nested_wrong_way(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS
@@ -110,17 +141,16 @@ def nested_wrong_way(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS
     """Per set, (decided, wrong way) when each pair's margin is chosen on the pairs (of every set) that share none of
     its papers: the out-of-sample count of the rule. A pair whose fold admits no margin is not decided."""
     codes = _paper_codes(sets)
+    if not codes:
+        return [], []
     # per margin, the paper codes of every wrong-way pair: a fold is clean at k when it excludes one of each's papers
-    culprits = {k: [tuple(x) for s, c in zip(sets, codes) for x in c[decisions(s, k)[1]].tolist()] for k in margins}
-    folds: dict[tuple[int, int], float] = {}
-    for c in codes:
-        for key in {tuple(x) for x in c.tolist()}:
-            if key not in folds:
-                folds[key] = next((k for k in margins if all(a in key or b in key for a, b in culprits[k])),
-                                  math.inf)
+    culprits = {k: np.concatenate([c[decisions(s, k)[1]] for s, c in zip(sets, codes)]) for k in margins}
+    every = np.concatenate(codes)
+    width = int(every.max()) + 1 if len(every) else 1
+    keys, fold = np.unique(every[:, 0] * width + every[:, 1], return_inverse=True)  # one key per pair of papers
+    margin = _fold_margins(np.stack([keys // width, keys % width], axis=1), culprits, margins)[fold]
     decided_out, wrong_out = [], []
-    for s, c in zip(sets, codes):
-        k = np.array([folds[tuple(x)] for x in c.tolist()], float)
+    for s, k in zip(sets, np.split(margin, np.cumsum([len(s.pairs) for s in sets])[:-1])):
         decided = np.abs(s.estimated) > k * s.half
         decided_out.append(decided)
         wrong_out.append(decided & (np.sign(s.estimated) != np.sign(s.true)))

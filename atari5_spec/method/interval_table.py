@@ -40,7 +40,7 @@ Level 0.95 only (DIRECTION_LEVELS): at another level a ratio interval is printed
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 __all__ = ["interval_table", "interval_table_text", "INTERVAL_COLUMNS", "INTERVALS_SCHEMA", "intervals_path",
            "LEVELS", "REASON_CODES"]
@@ -132,101 +132,119 @@ def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, 
     return rows
 
 
-def _pair_runs_covered(first, second, covered) -> int:
-    """Runs every one of whose pairs (as the first or the second agent) is covered: every run less those of an
-    uncovered pair."""
-    runs = {x.run for x in first} | {x.run for x in second}
-    short = {a.run for a, ok in zip(first, covered) if not ok} | {b.run for b, ok in zip(second, covered) if not ok}
-    return len(runs - short)
+class _SubsetPairs(NamedTuple):
+    """A subset's pair agents and what the pair rows of every level share: each design's pairs as positions into
+    ``agents`` with their evidence populations (computed once per calibration, not per level)."""
+
+    agents: list               # pairs.PairAgent
+    codes: object              # pairs.AgentCodes of the agents
+    plain: object              # each agent's plain error (numpy)
+    terms: list                # the agents' same-setup model terms (pairs.setup_terms)
+    two_papers: object         # pairs.PairPopulation: every pair from two papers
+    same_paper: object         # pairs.PairPopulation: every pair from one paper
+    evidence_two_papers: tuple  # (population, keep mask of two_papers' pairs, name): the two-paper ratio's evidence
 
 
-def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, str]) -> list[dict]:
-    from .pairs import (covered_pairs, pair_agents, pairs_evidence, same_paper_pair_halves, same_setup_model,
-                        two_paper_pair_halves)
+def _subset_pairs(calibration, subset: str) -> _SubsetPairs | None:
+    """The :class:`_SubsetPairs` of ``subset``; None when the calibration has no pair rows for it."""
+    import numpy as np
+
+    from .calibration import NEVER_SELECTED
+    from .pairs import agent_codes, pair_agents, pair_population, same_paper_positions, setup_terms, \
+        two_paper_positions
 
     if calibration.method == "pooled" or not all("true_median" in r for r in calibration.rows):
-        return []
+        return None
     agents = pair_agents(calibration, subset)
     if not agents:
+        return None
+    codes = agent_codes(agents)
+    two_papers = pair_population(*two_paper_positions(agents), codes)
+    keep = np.ones(len(two_papers.first), bool)
+    evidence = (two_papers, keep, "pairs-two-papers")
+    if calibration.primary_is_never_selected:  # formula: pairs of never-selected agents, two pinned-formula errors
+        names = {r["agent"] for r in calibration.rows if r["subset"] == subset and r["kind"] == NEVER_SELECTED}
+        never = np.array([a.agent in names for a in agents], bool)
+        keep = never[two_papers.first] & never[two_papers.second]
+        evidence = (pair_population(two_papers.first[keep], two_papers.second[keep], codes), keep,
+                    "never-selected-pairs-two-papers")
+    return _SubsetPairs(agents, codes, np.array([a.plain_error for a in agents], float), setup_terms(agents),
+                        two_papers, pair_population(*same_paper_positions(agents), codes), evidence)
+
+
+def _pair_counts(population, covered, shared: _SubsetPairs, source_of: Mapping[str, str]) -> tuple[dict, int]:
+    """(evidence cells, sources) of a population's pairs with their ``covered`` flags: runs_covered counts the runs
+    every one of whose pairs (as the first or the second agent) is covered."""
+    import numpy as np
+
+    from .pairs import population_evidence
+
+    ev = population_evidence(covered, population)
+    run = shared.codes.run
+    runs = np.union1d(run[population.first], run[population.second])
+    short = np.union1d(run[population.first[~covered]], run[population.second[~covered]])
+    counts = {"agents_covered": ev.covered, "agents": ev.n, "runs_covered": len(runs) - len(short), "runs": ev.runs,
+              "papers": ev.papers, "coverage_low": ev.low, "coverage_high": ev.high}
+    return counts, len({source_of.get(shared.codes.runs[r], "") for r in runs.tolist()} - {""})
+
+
+def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, str], shared: _SubsetPairs | None
+               ) -> list[dict]:
+    import numpy as np
+
+    from .pairs import same_paper_half_widths_of, same_setup_model, two_paper_half_widths_of
+
+    if shared is None:
         return []
     rows = []
     q = _conformal(calibration.errors(subset, estimate=40.0), level)
-    # each design's pairs with their half-widths, once for the ratio and the direction rows
-    halves = {"ratio-two-papers": two_paper_pair_halves(agents, level),
-              "ratio-same-setup": same_paper_pair_halves(agents, level)}
-    pairs = covered_pairs(halves["ratio-two-papers"])
-    if calibration.primary_is_never_selected:  # formula: pairs of never-selected agents, two pinned-formula errors
-        two_papers = _never_selected_pairs(calibration, subset, agents, pairs)
-    else:
-        two_papers = (pairs_evidence(pairs), pairs, "pairs-two-papers")
-    same_paper = covered_pairs(halves["ratio-same-setup"])
-    for interval, ev, half, pairs_used, population in (
-            ("ratio-two-papers", two_papers[0], math.hypot(q, q), two_papers[1], two_papers[2]),
-            ("ratio-same-setup", pairs_evidence(same_paper), _same_setup_half(same_setup_model(agents, level)),
-             same_paper, "pairs-same-paper")):
-        if ev is None:
+    # each design's pair half-widths at this level, once for the ratio and the direction rows
+    halves = {"ratio-two-papers": two_paper_half_widths_of(shared.agents, level, shared.two_papers.first,
+                                                           shared.two_papers.second),
+              "ratio-same-setup": same_paper_half_widths_of(shared.agents, level, shared.same_paper.first,
+                                                            shared.terms)}
+    evidence, keep, population = shared.evidence_two_papers
+    model = same_setup_model(shared.agents, level, terms=shared.terms)
+    for interval, pairs, half, selected, population in (
+            ("ratio-two-papers", evidence, math.hypot(q, q), keep, population),
+            ("ratio-same-setup", shared.same_paper, None if model is None else model.half_width,
+             np.ones(len(shared.same_paper.first), bool), "pairs-same-paper")):
+        if not len(pairs.first):
             continue
-        runs = {x.run for a, b, _ in pairs_used for x in (a, b)}
-        counts = {"agents_covered": ev.covered, "agents": ev.n,
-                  "runs_covered": _pair_runs_covered(*zip(*pairs_used)) if pairs_used else 0, "runs": ev.runs,
-                  "papers": ev.papers, "coverage_low": ev.low, "coverage_high": ev.high}
-        rows.append(_row(interval, subset, "in range", level, "shown", half, 1, ev.n, population, counts,
-                         len({source_of.get(r, "") for r in runs} - {""})))
-    return rows + (_direction_rows(rows, halves, subset, level, source_of) if level in DIRECTION_LEVELS else [])
+        covered = np.abs(shared.plain[pairs.first] - shared.plain[pairs.second]) <= halves[interval][selected]
+        counts, sources = _pair_counts(pairs, covered, shared, source_of)
+        rows.append(_row(interval, subset, "in range", level, "shown", half, 1, counts["agents"], population, counts,
+                         sources))
+    return rows + (_direction_rows(rows, halves, shared, subset, level, source_of) if level in DIRECTION_LEVELS
+                   else [])
 
 
-def _direction_rows(ratio_rows: list[dict], halves: Mapping[str, list], subset: str, level: float,
-                    source_of: Mapping[str, str]) -> list[dict]:
+def _direction_rows(ratio_rows: list[dict], halves: Mapping[str, object], shared: _SubsetPairs, subset: str,
+                    level: float, source_of: Mapping[str, str]) -> list[dict]:
     """Per ratio design, the decision margin (:mod:`.decision_margin`): ``factor`` the margin the direction is
     stated with, ``half_width`` the design's pinned half-width times it; the counts are pairs WITHOUT a wrong-way
     decision under the nested rule (each pair's margin chosen without its papers: out of sample); withheld
     (``no-margin``) when no margin of the grid gives no wrong-way decision. ``halves``: ratio interval -> its
-    design's (a, b, half-width) pairs (``pairs.two_paper_pair_halves``, ``pairs.same_paper_pair_halves``)."""
-    from .decision_margin import DIRECTION_INTERVALS, direction_margin, pair_set
-    from .pairs import pair_evidence
+    design's pair half-widths (``shared.two_papers``', ``shared.same_paper``'s pairs)."""
+    from .decision_margin import DIRECTION_INTERVALS, direction_margin, index_pair_set
 
     out = []
     for ratio in ratio_rows:
-        pairs = pair_set("two papers" if ratio["interval"] == "ratio-two-papers" else "one paper",
-                         halves[ratio["interval"]])
-        if not pairs.pairs:
+        two_papers = ratio["interval"] == "ratio-two-papers"
+        population = shared.two_papers if two_papers else shared.same_paper
+        if not len(population.first):
             continue
+        pairs = index_pair_set("two papers" if two_papers else "one paper", shared.agents, population.first,
+                               population.second, halves[ratio["interval"]])
         margin, _, wrong = direction_margin([pairs])
-        right = ~wrong[0]
-        first, second = [p.first for p in pairs.pairs], [p.second for p in pairs.pairs]
-        ev = pair_evidence(right, first, second)
-        runs = {x.run for x in (*first, *second)}
-        counts = {"agents_covered": ev.covered, "agents": ev.n, "runs_covered": _pair_runs_covered(first, second, right),
-                  "runs": ev.runs, "papers": ev.papers, "coverage_low": ev.low, "coverage_high": ev.high}
-        population = "pairs-two-papers" if ratio["interval"] == "ratio-two-papers" else "pairs-same-paper"
+        counts, sources = _pair_counts(population, ~wrong[0], shared, source_of)
         half = ratio["half_width"]
         status = "withheld" if margin is None or half is None else "widened" if margin > 1 else "shown"
         out.append(_row(DIRECTION_INTERVALS[ratio["interval"]], subset, "in range", level, status,
-                        None if status == "withheld" else half * margin, margin or 1, ev.n, population, counts,
-                        len({source_of.get(r, "") for r in runs} - {""}),
+                        None if status == "withheld" else half * margin, margin or 1, counts["agents"],
+                        "pairs-two-papers" if two_papers else "pairs-same-paper", counts, sources,
                         "no-margin" if status == "withheld" else "wrong-way" if margin > 1 else ""))
     return out
-
-
-def _never_selected_pairs(calibration, subset: str, agents, pairs) -> tuple:
-    """(evidence, pairs, population) of the two-paper pairs whose agents the selection never used: their error is
-    the difference of two pinned-formula errors, each half-width calibrated without its own paper."""
-    import numpy as np
-
-    from .calibration import NEVER_SELECTED
-    from .pairs import pair_evidence
-
-    never = {r["agent"] for r in calibration.rows if r["subset"] == subset and r["kind"] == NEVER_SELECTED}
-    mine = [(a, b, ok) for a, b, ok in pairs if a.agent in never and b.agent in never]
-    if not mine:
-        return None, [], "never-selected-pairs-two-papers"
-    first, second, covered = zip(*mine)
-    return (pair_evidence(np.array(covered, bool), list(first), list(second)), mine,
-            "never-selected-pairs-two-papers")
-
-
-def _same_setup_half(model) -> float | None:
-    return None if model is None else model.half_width
 
 
 def interval_table(calibration, source_of: Mapping[str, str] | None = None, levels: Sequence[float] = LEVELS):
@@ -237,12 +255,13 @@ def interval_table(calibration, source_of: Mapping[str, str] | None = None, leve
 
     source_of = source_of or {}
     subsets = list(dict.fromkeys(r["subset"] for r in calibration.rows))
+    pairs = {subset: _subset_pairs(calibration, subset) for subset in subsets}  # the same at every level
     rows = []
     for level in levels:
         for subset in subsets:
             rows += _agent_rows(calibration, subset, level, source_of)
         for subset in subsets:
-            rows += _pair_rows(calibration, subset, level, source_of)
+            rows += _pair_rows(calibration, subset, level, source_of, pairs[subset])
     order = {"agent": 0, "ratio-two-papers": 1, "ratio-same-setup": 2, "direction-two-papers": 3,
              "direction-same-setup": 4}
     frame = pd.DataFrame(rows, columns=INTERVAL_COLUMNS)

@@ -50,7 +50,9 @@ __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameS
            "two_paper_half_widths", "covered_pairs", "Evidence", "clustered_proportion", "pair_evidence", "two_paper_evidence",
            "same_setup_evidence", "two_paper_pair_halves", "two_paper_pairs", "pairs_evidence", "paper_draws",
            "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE", "TWO_PAPER_RULE",
-           "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED"]
+           "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED", "AgentCodes", "agent_codes", "PairClusters", "pair_clusters",
+           "clustered_interval", "PairPopulation", "pair_population", "population_evidence", "two_paper_positions",
+           "two_paper_half_widths_of", "same_paper_positions", "same_paper_half_widths_of", "setup_terms"]
 
 BOOTSTRAP_RESAMPLES = 2000       # resamples of papers behind the clustered coverage interval
 BOOTSTRAP_SEED = 0
@@ -148,7 +150,7 @@ class _SetupTerm(NamedTuple):
     mean_square: float
 
 
-def _setup_terms(agents: Sequence[PairAgent]) -> list[_SetupTerm]:
+def setup_terms(agents: Sequence[PairAgent]) -> list[_SetupTerm]:
     """Per paper with two or more runs (in paper order), its part of the model: computed once, so that the
     leave-one-paper-out models only drop one term each."""
     return [_SetupTerm(paper, runs, len(members), sum(squares) / len(squares))
@@ -173,10 +175,11 @@ def _model_of_terms(terms: Sequence[_SetupTerm], level: float, exclude_paper: st
                           n_agents, level)
 
 
-def same_setup_model(agents: Sequence[PairAgent], level: float, exclude_paper: str | None = None
+def same_setup_model(agents: Sequence[PairAgent], level: float, exclude_paper: str | None = None, terms=None
                      ) -> SameSetupModel | None:
-    """The model on the agents of every paper but ``exclude_paper``; None when no paper has two runs."""
-    return _model_of_terms(_setup_terms(agents), level, exclude_paper)
+    """The model on the agents of every paper but ``exclude_paper``; None when no paper has two runs. ``terms``: the
+    agents' :func:`setup_terms`, when the caller has them (they do not depend on the level)."""
+    return _model_of_terms(setup_terms(agents) if terms is None else terms, level, exclude_paper)
 
 
 def two_paper_half_widths(agents: Sequence[PairAgent], level: float) -> dict[str, float]:
@@ -215,32 +218,55 @@ def paper_draws(n_papers: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int =
     return counts
 
 
-def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndarray, n_papers: int,
-                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
-                         ) -> tuple[float, float, float]:
-    """(low, high, effective n): a 95% interval for the proportion of ``covered`` pairs (paper codes ``first``,
-    ``second``, equal for a pair from one paper), respecting clustering by paper.
+def _resample_weights(draws: np.ndarray, first: np.ndarray, second: np.ndarray, weights: np.ndarray,
+                      one_paper: bool) -> np.ndarray:
+    """Per bootstrap resample (a row of the integer paper ``draws``), the pairs' summed whole-number ``weights``, a
+    one-paper pair's times k when its paper is drawn k times, a two-paper pair's times k l: summed as integers, so
+    exactly, over only the papers of the pairs with a weight (numpy's integer product, not BLAS: no threads)."""
+    use = weights != 0
+    rows, row = np.unique(first[use], return_inverse=True)
+    if one_paper:
+        return (draws[:, rows] @ np.bincount(row, weights[use], len(rows)).astype(np.int64)).astype(float)
+    cols, col = np.unique(second[use], return_inverse=True)
+    table = np.bincount(row * len(cols) + col, weights[use], len(rows) * len(cols)).astype(np.int64)
+    return ((draws[:, rows] @ table.reshape(len(rows), len(cols))) * draws[:, cols]).sum(axis=1).astype(float)
 
-    A bootstrap over papers (a paper drawn k times weighs its one-paper pairs k times and its pairs with a paper
-    drawn l times k l times) gives the variance; its ratio to the binomial variance is the design effect; the
-    Clopper-Pearson interval is taken on n / design effect pairs, bounded by [papers, pairs]."""
+
+class PairClusters(NamedTuple):
+    """Pairs as the paper codes of their two agents (equal for a pair from one paper), with what every coverage
+    interval on them shares: the bootstrap's paper draws and each resample's total pair weight."""
+
+    first: np.ndarray
+    second: np.ndarray
+    papers: int           # papers among the pairs
+    draws: np.ndarray     # paper_draws of the codes' papers, as integers
+    one_paper: bool       # every pair from one paper: a paper drawn k times counts its pairs k times
+    total: np.ndarray     # per resample, the pairs' weight
+
+
+def pair_clusters(first: np.ndarray, second: np.ndarray, n_papers: int, resamples: int = BOOTSTRAP_RESAMPLES,
+                  seed: int = BOOTSTRAP_SEED) -> PairClusters:
+    """The :class:`PairClusters` of pairs with paper codes ``first``, ``second`` (0 .. ``n_papers`` - 1; at least one
+    pair)."""
+    draws = paper_draws(n_papers, resamples, seed).astype(np.int64)
+    one_paper = bool(np.array_equal(first, second))
+    total = _resample_weights(draws, first, second, np.ones(len(first), np.int64), one_paper)
+    return PairClusters(first, second, len(np.union1d(first, second)), draws, one_paper, total)
+
+
+def clustered_interval(covered: np.ndarray, clusters: PairClusters | None) -> tuple[float, float, float]:
+    """:func:`clustered_proportion` of the pairs ``clusters`` describes (None: no pairs)."""
     n = len(covered)
-    if n == 0:
+    if n == 0 or clusters is None:
         return math.nan, math.nan, 0.0
-    total = np.zeros((n_papers, n_papers))
-    hits = np.zeros((n_papers, n_papers))
-    np.add.at(total, (first, second), 1.0)
-    np.add.at(hits, (first, second), covered.astype(float))
-    counts = paper_draws(n_papers, resamples, seed)
-    if np.array_equal(first, second):  # one-paper pairs: a paper drawn k times counts its pairs k times
-        weight_total, weight_hits = counts @ np.diag(total), counts @ np.diag(hits)
-    else:  # counts_b' total counts_b per resample: whole numbers, summed exactly as integers (as einsum's floats)
-        whole = counts.astype(np.int64)
-        weight_total = ((whole @ total.astype(np.int64)) * whole).sum(axis=1).astype(float)
-        weight_hits = ((whole @ hits.astype(np.int64)) * whole).sum(axis=1).astype(float)
+    # the covered pairs' weights as the total less the uncovered ones': whole numbers, exact; and few pairs are
+    # uncovered, so few papers enter the product
+    weight_total = clusters.total
+    weight_hits = weight_total - _resample_weights(clusters.draws, clusters.first, clusters.second,
+                                                   (~covered).astype(np.int64), clusters.one_paper)
     ok = weight_total > 0
     p = float(covered.mean())
-    used = len({*first.tolist(), *second.tolist()})
+    used = clusters.papers
     if 0.0 < p < 1.0 and ok.sum() > 1:
         variance = float(np.var(weight_hits[ok] / weight_total[ok], ddof=1))
         effective = p * (1 - p) / variance if variance > 0 else float(n)
@@ -253,34 +279,106 @@ def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndar
     return low, high, effective
 
 
+def clustered_proportion(covered: np.ndarray, first: np.ndarray, second: np.ndarray, n_papers: int,
+                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+                         ) -> tuple[float, float, float]:
+    """(low, high, effective n): a 95% interval for the proportion of ``covered`` pairs (paper codes ``first``,
+    ``second``, equal for a pair from one paper), respecting clustering by paper.
+
+    A bootstrap over papers (a paper drawn k times weighs its one-paper pairs k times and its pairs with a paper
+    drawn l times k l times) gives the variance; its ratio to the binomial variance is the design effect; the
+    Clopper-Pearson interval is taken on n / design effect pairs, bounded by [papers, pairs]."""
+    covered = np.asarray(covered, bool)
+    clusters = pair_clusters(first, second, n_papers, resamples, seed) if len(covered) else None
+    return clustered_interval(covered, clusters)
+
+
+class AgentCodes(NamedTuple):
+    """Each pair agent's paper and run as its position in the sorted names: pairs measured as index arrays."""
+
+    papers: list[str]
+    paper: np.ndarray
+    runs: list[str]
+    run: np.ndarray
+
+
+def _codes(names: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    ordered = sorted(set(names))
+    position = {name: i for i, name in enumerate(ordered)}
+    return ordered, np.array([position[name] for name in names], int)
+
+
+def agent_codes(agents: Sequence[PairAgent]) -> AgentCodes:
+    """The :class:`AgentCodes` of ``agents``."""
+    papers, paper = _codes([a.paper for a in agents])
+    runs, run = _codes([a.run for a in agents])
+    return AgentCodes(papers, paper, runs, run)
+
+
+class PairPopulation(NamedTuple):
+    """Pairs as positions ``first``, ``second`` into one list of agents, with what every coverage figure on them
+    shares (computed once, whatever pairs turn out covered)."""
+
+    first: np.ndarray
+    second: np.ndarray
+    clusters: PairClusters | None   # the bootstrap clusters, by the sorted order of the pairs' papers
+    runs: int
+    papers: int
+
+
+def pair_population(first: np.ndarray, second: np.ndarray, codes: AgentCodes) -> PairPopulation:
+    """The :class:`PairPopulation` of the pairs at positions ``first``, ``second`` of the agents ``codes``
+    describes."""
+    n = len(first)
+    papers, paper = np.unique(np.concatenate([codes.paper[first], codes.paper[second]]), return_inverse=True)
+    clusters = pair_clusters(paper[:n], paper[n:], len(papers)) if n else None
+    return PairPopulation(first, second, clusters, len(np.union1d(codes.run[first], codes.run[second])), len(papers))
+
+
+def population_evidence(covered: np.ndarray, population: PairPopulation) -> Evidence:
+    """Counts and the clustered interval of the coverage indicators of a :class:`PairPopulation`'s pairs."""
+    covered = np.asarray(covered, bool)
+    low, high, effective = clustered_interval(covered, population.clusters)
+    return Evidence(int(np.sum(covered)), len(covered), population.runs, population.papers, low, high, effective)
+
+
 def pair_evidence(covered: np.ndarray, first_agents: Sequence[PairAgent], second_agents: Sequence[PairAgent]
                   ) -> Evidence:
     """Counts and the clustered interval of pair coverage indicators."""
-    papers = sorted({a.paper for a in (*first_agents, *second_agents)})
-    code = {p: i for i, p in enumerate(papers)}
-    first = np.array([code[a.paper] for a in first_agents], int)
-    second = np.array([code[a.paper] for a in second_agents], int)
-    low, high, effective = clustered_proportion(np.asarray(covered, bool), first, second, len(papers))
-    runs = len({a.run for a in (*first_agents, *second_agents)})
-    return Evidence(int(np.sum(covered)), len(covered), runs, len(papers), low, high, effective)
+    n = len(first_agents)
+    population = pair_population(np.arange(n), np.arange(n, 2 * n), agent_codes([*first_agents, *second_agents]))
+    return population_evidence(covered, population)
 
 
-def _two_paper_index(agents: Sequence[PairAgent], level: float, keep=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(i, j, half-width) arrays of every pair ``agents[i], agents[j]`` (i < j, in that order) from two papers
-    (``keep``: both agents in it): the half-width ``math.hypot`` of the two papers' own half-widths, taken once per
-    pair of papers."""
-    halves = two_paper_half_widths(agents, level)
-    papers = sorted(halves)
-    code = np.array([papers.index(a.paper) for a in agents], int) if agents else np.zeros(0, int)
+def two_paper_positions(agents: Sequence[PairAgent], keep=None) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j) arrays of every pair ``agents[i], agents[j]`` (i < j, in that order) from two papers (``keep``: an
+    optional set of agent names both must be in)."""
+    paper = agent_codes(agents).paper
     first, second = np.triu_indices(len(agents), 1)
-    use = code[first] != code[second]
+    use = paper[first] != paper[second]
     if keep is not None:
         kept = np.array([a.agent in keep for a in agents], bool)
         use &= kept[first] & kept[second]
-    first, second = first[use], second[use]
+    return first[use], second[use]
+
+
+def two_paper_half_widths_of(agents: Sequence[PairAgent], level: float, first: np.ndarray, second: np.ndarray
+                             ) -> np.ndarray:
+    """Per two-paper pair (positions ``first``, ``second``), the half-width ``math.hypot`` of the two papers' own
+    half-widths, taken once per pair of papers."""
+    halves = two_paper_half_widths(agents, level)
+    papers = sorted(halves)
+    paper = agent_codes(agents).paper
     table = np.array([[math.hypot(halves[p], halves[q]) for q in papers] for p in papers], float).reshape(
         len(papers), len(papers))
-    return first, second, table[code[first], code[second]]
+    return table[paper[first], paper[second]]
+
+
+def _two_paper_index(agents: Sequence[PairAgent], level: float, keep=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(i, j, half-width) arrays of every pair ``agents[i], agents[j]`` from two papers (:func:`two_paper_positions`,
+    :func:`two_paper_half_widths_of`)."""
+    first, second = two_paper_positions(agents, keep)
+    return first, second, two_paper_half_widths_of(agents, level, first, second)
 
 
 def two_paper_pair_halves(agents: Sequence[PairAgent], level: float, keep=None
@@ -318,19 +416,35 @@ def two_paper_evidence(agents: Sequence[PairAgent], level: float) -> Evidence | 
     return pairs_evidence(two_paper_pairs(agents, level))
 
 
+def same_paper_positions(agents: Sequence[PairAgent]) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j) arrays of every pair ``agents[i], agents[j]`` (i < j) from one paper, paper by paper in sorted order."""
+    paper = agent_codes(agents).paper
+    first, second = np.triu_indices(len(agents), 1)
+    use = paper[first] == paper[second]
+    first, second = first[use], second[use]
+    by_paper = np.argsort(paper[first], kind="stable")  # within a paper, still i then j ascending
+    return first[by_paper], second[by_paper]
+
+
+def same_paper_half_widths_of(agents: Sequence[PairAgent], level: float, first: np.ndarray, terms=None
+                              ) -> np.ndarray:
+    """Per one-paper pair (first positions ``first``), the same-setup half-width calibrated without its paper
+    (leave-one-paper-out; inf where no model can be fitted without it). ``terms``: as :func:`same_setup_model`'s."""
+    terms = setup_terms(agents) if terms is None else terms
+    codes = agent_codes(agents)
+    half = np.full(len(codes.papers), math.inf)
+    for code in np.unique(codes.paper[first]).tolist():
+        model = _model_of_terms(terms, level, exclude_paper=codes.papers[code])
+        half[code] = model.half_width if model else math.inf
+    return half[codes.paper[first]]
+
+
 def same_paper_pair_halves(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, float]]:
     """(a, b, half-width) for every pair of agents from one paper, the same-setup half-width calibrated without
-    that paper (leave-one-paper-out; inf where no model can be fitted without it)."""
-    out = []
-    terms = _setup_terms(agents)
-    for paper in sorted({a.paper for a in agents}):
-        members = [a for a in agents if a.paper == paper]
-        if len(members) < 2:
-            continue
-        model = _model_of_terms(terms, level, exclude_paper=paper)
-        half = model.half_width if model else math.inf
-        out += [(a, b, half) for i, a in enumerate(members) for b in members[i + 1:]]
-    return out
+    that paper (:func:`same_paper_half_widths_of`)."""
+    first, second = same_paper_positions(agents)
+    half = same_paper_half_widths_of(agents, level, first)
+    return [(agents[i], agents[j], h) for i, j, h in zip(first.tolist(), second.tolist(), half.tolist())]
 
 
 def same_paper_pairs(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, bool]]:
