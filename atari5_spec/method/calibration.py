@@ -140,30 +140,25 @@ class Calibration(NamedTuple):
         """(covered, n): agents of ``kind`` (None: every kind), in ``group`` ('in range', 'extrapolation';
         None: all), whose true median falls in the interval calibrated on the other papers' errors
         (leave-one-paper-out), around the point estimate."""
-        rows = [r for r in self.rows if r["subset"] == subset and (kind is None or r["kind"] == kind)
-                and (group is None or self.group(float(r["estimate"])) == group)]
-        return sum(self._loso_flags(subset, rows, level)), len(rows)
+        rows, flags = self._loso_flags(subset, kind, group, level)
+        return sum(flags), len(rows)
 
-    def _loso_flags(self, subset: str, rows: Sequence[dict], level: float) -> list[bool]:
-        """Per row of ``subset``: its |error| within the quantile of the other papers' errors (of its range when in
-        range); each (paper, range) quantile taken once."""
-        quantiles: dict[tuple[str, bool], float] = {}
-        flags = []
-        for r in rows:
-            estimate = float(r["estimate"])
-            key = (r["paper"], self.group(estimate) == "in range")
-            if key not in quantiles:
-                quantiles[key] = conformal_quantile(self.errors(subset, r["paper"], estimate), level)
-            flags.append(abs(float(r["log_error"])) <= quantiles[key])
-        return flags
+    def _loso_flags(self, subset: str, kind: str | None, group: str | None, level: float
+                    ) -> tuple[list[dict], list[bool]]:
+        """(rows, flags): the rows of ``subset`` of ``kind`` in ``group`` (None: any), and per row its |error| within
+        the quantile of the other papers' errors (of its range when in range: ``claims.loso_half_widths``)."""
+        from .claims import loso_half_widths
+
+        mine = [r for r in self.rows if r["subset"] == subset]
+        chosen = [(r, half) for r, half in zip(mine, loso_half_widths(mine, self.group, level))
+                  if (kind is None or r["kind"] == kind) and (group is None or self.group(float(r["estimate"])) == group)]
+        return [r for r, _ in chosen], [abs(float(r["log_error"])) <= half for r, half in chosen]
 
     def coverage_evidence(self, subset: str, level: float, kind: str | None = "held-out", group: str | None = None):
         """:meth:`coverage` with the runs and papers behind it (:class:`~atari5_spec.method.claims.Evidence`)."""
         from .claims import evidence
 
-        rows = [r for r in self.rows if r["subset"] == subset and (kind is None or r["kind"] == kind)
-                and (group is None or self.group(float(r["estimate"])) == group)]
-        flags = self._loso_flags(subset, rows, level)
+        rows, flags = self._loso_flags(subset, kind, group, level)
         return evidence(flags, [r["algorithm_id"] for r in rows], [r["paper"] for r in rows])
 
     def pair_coverage(self, subset: str, level: float) -> tuple[int, int]:

@@ -38,7 +38,7 @@ import math
 from typing import NamedTuple, Sequence
 
 
-__all__ = ["conformal_quantile", "Evidence", "SubsetClaim", "evidence", "subset_claim", "clopper_pearson", "FACTORS", "target_for",
+__all__ = ["conformal_quantile", "pool_quantiles", "Evidence", "SubsetClaim", "evidence", "subset_claim", "clopper_pearson", "FACTORS", "target_for",
            "loso_half_widths", "supported", "claim_details", "ClaimDetails"]
 
 FACTORS = (1.1, 1.25, 1.5, 2.0)  # widening factors tried, smallest first (fixed before any error was looked at)
@@ -49,12 +49,6 @@ def conformal_quantile(errors: Sequence[float], level: float) -> float:
     absolute = sorted(map(abs, errors))
     rank = math.ceil((len(absolute) + 1) * level)
     return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
-
-
-def _sorted_quantile(ascending, level: float) -> float:
-    """:func:`conformal_quantile` of errors already absolute and sorted ascending (a numpy array or a list)."""
-    rank = math.ceil((len(ascending) + 1) * level)
-    return float(ascending[rank - 1]) if 1 <= rank <= len(ascending) else math.inf
 
 
 def target_for(level: float) -> float:
@@ -118,13 +112,11 @@ class Evidence(NamedTuple):
 
 def evidence(covered: Sequence[bool], runs: Sequence[str], papers: Sequence[str]) -> Evidence:
     """The :class:`Evidence` of per-agent covered flags, with each agent's run and paper."""
-    by_run: dict[str, bool] = {}
-    for flag, run in zip(covered, runs):
-        by_run[run] = by_run.get(run, True) and bool(flag)
-    wholly = sum(by_run.values())
-    low, high = clopper_pearson(wholly, len(by_run))
-    return Evidence(int(sum(bool(c) for c in covered)), len(covered), len(by_run), len(set(papers)), wholly,
-                    low, high)
+    flagged = list(zip(covered, runs))
+    every = {run for _, run in flagged}
+    wholly = len(every - {run for flag, run in flagged if not flag})  # runs none of whose agents is missed
+    low, high = clopper_pearson(wholly, len(every))
+    return Evidence(sum(map(bool, covered)), len(covered), len(every), len(set(papers)), wholly, low, high)
 
 
 class SubsetClaim(NamedTuple):
@@ -153,27 +145,62 @@ class SubsetClaim(NamedTuple):
 def loso_half_widths(rows: Sequence[dict], group_of, level: float, skip_paper: str | None = None) -> list[float]:
     """Per row: the calibrated half-width (log10) from the errors of the other papers (and not ``skip_paper``),
     in range on the in-range errors, else on every error (``group_of(estimate)`` gives the group)."""
+    table = _RowArrays.of(rows, group_of)
+    skip = table.papers.index(skip_paper) if skip_paper in table.papers else None
+    return _loso_halves(table.error, table.paper, table.in_range, len(table.papers), level, skip).tolist()
+
+
+class _RowArrays(NamedTuple):
+    """Calibration rows as the arrays the claim measurements read (parsed once per claim, not per fold)."""
+
+    error: object       # |log_error| (numpy)
+    paper: object       # numpy: each row's paper as its position in ``papers``
+    papers: list        # the papers, sorted
+    in_range: object    # numpy, bool
+    group: list         # group_of(estimate) per row
+    run: list           # algorithm_id per row
+
+    @staticmethod
+    def of(rows: Sequence[dict], group_of) -> "_RowArrays":
+        import numpy as np
+
+        names = [str(r["paper"]) for r in rows]
+        papers = sorted(set(names))
+        position = {name: i for i, name in enumerate(papers)}
+        group = [group_of(float(r["estimate"])) for r in rows]
+        return _RowArrays(np.array([abs(float(r["log_error"])) for r in rows], float),
+                          np.array([position[name] for name in names], int), papers,
+                          np.array([g == "in range" for g in group], bool), group,
+                          [r.get("algorithm_id") for r in rows])
+
+
+def pool_quantiles(ascending, pools, level: float):
+    """Per row of ``pools`` (numpy masks over the |errors| ``ascending``), :func:`conformal_quantile` of the errors
+    it keeps: the ceil((n + 1) level)-th kept one, inf when n is too small for the level (a numpy array)."""
     import numpy as np
 
-    errors = np.array([abs(float(r["log_error"])) for r in rows])
-    paper = np.array([str(r["paper"]) for r in rows], dtype=object)
-    in_range = np.array([group_of(float(r["estimate"])) == "in range" for r in rows], bool)
+    if not len(ascending):
+        return np.full(len(pools), np.inf)
+    size = pools.sum(axis=1)
+    rank = np.ceil((size + 1) * level).astype(int)
+    position = np.argmax(np.cumsum(pools, axis=1) >= rank[:, None], axis=1)
+    return np.where((rank >= 1) & (rank <= size), ascending[position], np.inf)
+
+
+def _loso_halves(errors, paper, in_range, n_papers: int, level: float, skip: int | None = None):
+    """:func:`loso_half_widths` of rows given as arrays (|error|, paper code below ``n_papers``, in range; ``skip``:
+    a paper code whose rows calibrate nothing): a numpy array of half-widths."""
+    import numpy as np
+
     # sorted once: each leave-one-paper-out pool is this order with some rows dropped, still sorted
     order = np.argsort(errors, kind="stable")
-    errors, paper, in_range = errors[order], paper[order], in_range[order]
-    allowed = paper != skip_paper
-    half: dict[tuple[str, bool], float] = {}
-    for own in dict.fromkeys(paper.tolist()):
-        others = allowed & (paper != own)
-        half[own, False] = _sorted_quantile(errors[others], level)
-        half[own, True] = _sorted_quantile(errors[others & in_range], level)
-    position = np.empty(len(order), int)
-    position[order] = np.arange(len(order))
-    return [half[paper[i], bool(in_range[i])] for i in position]
-
-
-def _covered(rows, halves, factor: float) -> list[bool]:
-    return [abs(float(r["log_error"])) <= h * factor for r, h in zip(rows, halves)]
+    ascending, paper_sorted, in_range_sorted = errors[order], paper[order], in_range[order]
+    pools = paper_sorted[None, :] != np.arange(n_papers)[:, None]  # per paper: the other papers' rows
+    if skip is not None:
+        pools &= paper_sorted[None, :] != skip
+    every = pool_quantiles(ascending, pools, level)
+    own_range = pool_quantiles(ascending, pools & in_range_sorted[None, :], level)
+    return np.where(in_range, own_range[paper], every[paper])
 
 
 def supported(measured: Evidence, level: float) -> bool:
@@ -182,10 +209,11 @@ def supported(measured: Evidence, level: float) -> bool:
     return bool(measured.n) and measured.coverage >= target_for(level) and measured.runs_high >= level
 
 
-def _smallest_factor(rows, halves, level: float) -> float:
-    runs, papers = [r["algorithm_id"] for r in rows], [r["paper"] for r in rows]
+def _smallest_factor(errors, halves, runs: Sequence[str], papers: Sequence[str], level: float) -> float:
+    """The smallest factor (1, then FACTORS) under which the claim on agents with |errors| and calibrated
+    ``halves`` (numpy arrays) is supported; inf when none is."""
     for factor in (1.0,) + FACTORS:
-        if rows and supported(evidence(_covered(rows, halves, factor), runs, papers), level):
+        if len(errors) and supported(evidence((errors <= halves * factor).tolist(), runs, papers), level):
             return factor
     return math.inf
 
@@ -208,13 +236,18 @@ class ClaimDetails(NamedTuple):
 
 def claim_details(rows: Sequence[dict], subset: str, group: str, group_of, level: float) -> ClaimDetails:
     """:func:`subset_claim` with the per-agent measurements behind it (for reports by protocol group)."""
+    import numpy as np
+
     mine = [r for r in rows if r["subset"] == subset]
-    members = [r for r in mine if group_of(float(r["estimate"])) == group]
-    halves_all = loso_half_widths(mine, group_of, level)
-    halves = [h for r, h in zip(mine, halves_all) if group_of(float(r["estimate"])) == group]
+    table = _RowArrays.of(mine, group_of)
+    member = np.array([g == group for g in table.group], bool)
+    members = [r for r, m in zip(mine, member.tolist()) if m]
+    errors = table.error[member]
+    halves = _loso_halves(table.error, table.paper, table.in_range, len(table.papers), level)[member]
     runs = [r["algorithm_id"] for r in members]
     papers = [r["paper"] for r in members]
-    plain = evidence(_covered(members, halves, 1.0), runs, papers)
+    plain_flags = (errors <= halves).tolist()
+    plain = evidence(plain_flags, runs, papers)
     target = target_for(level)
     minimum = math.ceil(1.0 / (1.0 - level) - 1e-9)
 
@@ -224,9 +257,7 @@ def claim_details(rows: Sequence[dict], subset: str, group: str, group_of, level
         held_out = evidence([f for f, h in zip(flags, held) if h], [x for x, h in zip(runs, held) if h],
                             [x for x, h in zip(papers, held) if h])
         return ClaimDetails(SubsetClaim(subset, group, level, status, factor, measured, plain, reason, held_out,
-                                        code), members, halves, list(flags))
-
-    plain_flags = _covered(members, halves, 1.0)
+                                        code), members, halves.tolist(), list(flags))
 
     if plain.n < minimum:
         return claim("withheld", math.nan, plain, f"only {plain.n} agents ({plain.papers} papers) measured {group}: "
@@ -234,18 +265,22 @@ def claim_details(rows: Sequence[dict], subset: str, group: str, group_of, level
     if supported(plain, level):
         return claim("shown", 1.0, plain, f"leave-one-paper-out coverage {plain.covered}/{plain.n} (runs: exact "
                      f"95% bounds up to {plain.runs_high:.0%}) supports {level:.0%}", plain_flags)
-    factor = _smallest_factor(members, halves, level)
+    factor = _smallest_factor(errors, halves, runs, papers, level)
     # nested: for each paper, the factor picked on the other papers only (their agents calibrated without it too)
-    flags = [False] * len(members)
-    for paper in sorted(set(papers)):
-        inner_rows = [r for r in mine if r["paper"] != paper]
-        inner_halves = loso_half_widths(inner_rows, group_of, level, skip_paper=paper)
-        inner = [(r, h) for r, h in zip(inner_rows, inner_halves) if group_of(float(r["estimate"])) == group]
-        picked = _smallest_factor([r for r, _ in inner], [h for _, h in inner], level)
+    flags = np.zeros(len(members), bool)
+    member_paper = table.paper[member]
+    for paper in np.unique(member_paper).tolist():  # the members' papers, in sorted order
+        inner = table.paper != paper
+        inner_halves = _loso_halves(table.error[inner], table.paper[inner], table.in_range[inner],
+                                    len(table.papers), level, skip=paper)
+        chosen = member[inner]
+        inner_members = np.flatnonzero(inner & member).tolist()
+        picked = _smallest_factor(table.error[inner][chosen], inner_halves[chosen],
+                                  [table.run[i] for i in inner_members], table.paper[inner_members].tolist(), level)
         picked = picked if math.isfinite(picked) else FACTORS[-1]
-        for i, r in enumerate(members):
-            if r["paper"] == paper:
-                flags[i] = abs(float(r["log_error"])) <= halves[i] * picked
+        own = member_paper == paper
+        flags[own] = errors[own] <= halves[own] * picked
+    flags = flags.tolist()
     nested = evidence(flags, runs, papers)
     if not math.isfinite(factor):
         return claim("withheld", math.nan, nested, f"no widening up to x{FACTORS[-1]:g} supports {level:.0%} "

@@ -21,7 +21,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .pairs import PairAgent, agent_codes, pair_evidence, two_paper_pair_halves
+from .pairs import PairAgent, agent_codes, pair_population, population_evidence, two_paper_pair_halves
 
 __all__ = ["MARGINS", "Pair", "PairSet", "pair_set", "index_pair_set", "two_paper_pair_set", "never_selected_pair_set", "same_paper_pair_set",
            "same_setup_pair_set", "direction_margin", "pinned_margin", "decisions", "choose_margin", "nested_wrong_way", "MarginResult", "margin_results", "DIRECTION_INTERVALS"]
@@ -45,15 +45,23 @@ class Pair(NamedTuple):
 
 
 class PairSet(NamedTuple):
-    """One population of pairs a design serves, as arrays."""
+    """One population of pairs a design serves, as arrays: pair i is ``agents[first[i]], agents[second[i]]``."""
 
     name: str
-    pairs: tuple[Pair, ...]
+    agents: tuple[PairAgent, ...]
+    first: np.ndarray
+    second: np.ndarray
     estimated: np.ndarray    # log10(estimate_first / estimate_second)
     true: np.ndarray         # log10(true_first / true_second)
     half: np.ndarray
     papers: np.ndarray       # (n, 2): the papers of each pair's two agents, as positions in paper_names
     paper_names: list[str]
+
+    @property
+    def pairs(self) -> tuple[Pair, ...]:
+        """The pairs as :class:`Pair` objects (built on each call: the measurements use the arrays)."""
+        return tuple(map(Pair, [self.agents[i] for i in self.first.tolist()],
+                         [self.agents[j] for j in self.second.tolist()], self.half.tolist()))
 
 
 def pair_set(name: str, halves: Sequence[tuple[PairAgent, PairAgent, float]]) -> PairSet:
@@ -81,10 +89,9 @@ def index_pair_set(name: str, agents: Sequence[PairAgent], first: np.ndarray, se
     estimate = np.array([a.estimate for a in agents], float)
     true = np.array([a.true_median for a in agents], float)
     codes = agent_codes(agents)
-    return PairSet(name, tuple(map(Pair, [agents[i] for i in first.tolist()], [agents[j] for j in second.tolist()],
-                                   half.tolist())),
-                   _log10_ratios(estimate[first], estimate[second]), _log10_ratios(true[first], true[second]),
-                   np.asarray(half, float), np.stack([codes.paper[first], codes.paper[second]], axis=1), codes.papers)
+    return PairSet(name, tuple(agents), first, second, _log10_ratios(estimate[first], estimate[second]),
+                   _log10_ratios(true[first], true[second]), np.asarray(half, float),
+                   np.stack([codes.paper[first], codes.paper[second]], axis=1), codes.papers)
 
 
 def two_paper_pair_set(agents: Sequence[PairAgent], level: float = 0.95, name: str = "two papers",
@@ -150,7 +157,7 @@ def nested_wrong_way(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS
     keys, fold = np.unique(every[:, 0] * width + every[:, 1], return_inverse=True)  # one key per pair of papers
     margin = _fold_margins(np.stack([keys // width, keys % width], axis=1), culprits, margins)[fold]
     decided_out, wrong_out = [], []
-    for s, k in zip(sets, np.split(margin, np.cumsum([len(s.pairs) for s in sets])[:-1])):
+    for s, k in zip(sets, np.split(margin, np.cumsum([len(s.half) for s in sets])[:-1])):
         decided = np.abs(s.estimated) > k * s.half
         decided_out.append(decided)
         wrong_out.append(decided & (np.sign(s.estimated) != np.sign(s.true)))
@@ -174,16 +181,17 @@ class MarginResult(NamedTuple):
 def _result(s: PairSet, margin, decided: np.ndarray, wrong: np.ndarray) -> MarginResult:
     from .pair_evaluation import _band_counts
 
-    evidence = pair_evidence(wrong, [p.first for p in s.pairs], [p.second for p in s.pairs])
-    return MarginResult(s.name, margin, len(s.pairs), _band_counts(s.true, decided), int(wrong.sum()), evidence.low,
+    evidence = population_evidence(wrong, pair_population(s.first, s.second, agent_codes(s.agents)))
+    return MarginResult(s.name, margin, len(s.half), _band_counts(s.true, decided), int(wrong.sum()), evidence.low,
                         evidence.high, evidence.runs, evidence.papers)
 
 
 def margin_results(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS) -> list[MarginResult]:
     """Every set under every margin of the grid, then under the nested rule."""
-    out = [_result(s, k, *decisions(s, k)) for k in margins for s in sets if s.pairs]
-    decided, wrong = nested_wrong_way([s for s in sets if s.pairs], margins)
-    out += [_result(s, None, d, w) for s, d, w in zip([s for s in sets if s.pairs], decided, wrong)]
+    sets = [s for s in sets if len(s.half)]
+    out = [_result(s, k, *decisions(s, k)) for k in margins for s in sets]
+    decided, wrong = nested_wrong_way(sets, margins)
+    out += [_result(s, None, d, w) for s, d, w in zip(sets, decided, wrong)]
     return out
 
 
@@ -198,6 +206,6 @@ def same_setup_pair_set(agents: Sequence[PairAgent], level: float = 0.95) -> Pai
 def direction_margin(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS):
     """(margin, nested decided, nested wrong way) of a design: the rule's margin (None: no margin of the grid
     gives no wrong-way decision) and, per set, the out-of-sample (nested) decisions behind it."""
-    sets = [s for s in sets if s.pairs]
+    sets = [s for s in sets if len(s.half)]
     decided, wrong = nested_wrong_way(sets, margins)
     return choose_margin(sets, margins), decided, wrong

@@ -40,7 +40,12 @@ Level 0.95 only (DIRECTION_LEVELS): at another level a ratio interval is printed
 from __future__ import annotations
 
 import math
-from typing import Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
+
+if TYPE_CHECKING:  # imported where used: the module stays light for ``score``
+    import numpy as np
+
+    from .pairs import AgentCodes, PairAgent, PairPopulation
 
 __all__ = ["interval_table", "interval_table_text", "INTERVAL_COLUMNS", "INTERVALS_SCHEMA", "intervals_path",
            "LEVELS", "REASON_CODES"]
@@ -134,15 +139,17 @@ def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, 
 
 class _SubsetPairs(NamedTuple):
     """A subset's pair agents and what the pair rows of every level share: each design's pairs as positions into
-    ``agents`` with their evidence populations (computed once per calibration, not per level)."""
+    ``agents``, with their evidence populations (computed once per calibration, not per level)."""
 
-    agents: list               # pairs.PairAgent
-    codes: object              # pairs.AgentCodes of the agents
-    plain: object              # each agent's plain error (numpy)
-    terms: list                # the agents' same-setup model terms (pairs.setup_terms)
-    two_papers: object         # pairs.PairPopulation: every pair from two papers
-    same_paper: object         # pairs.PairPopulation: every pair from one paper
-    evidence_two_papers: tuple  # (population, keep mask of two_papers' pairs, name): the two-paper ratio's evidence
+    agents: list[PairAgent]
+    codes: AgentCodes
+    plain: np.ndarray              # each agent's plain error
+    terms: list                    # the agents' same-setup model terms (pairs.setup_terms)
+    two_papers: PairPopulation     # every pair from two papers (the design's pairs, its direction row's too)
+    same_paper: PairPopulation     # every pair from one paper
+    measured: PairPopulation       # the pairs the two-paper ratio's coverage is measured on: every two-paper pair,
+    measured_of_two_papers: np.ndarray  # or (formula) those of two never-selected agents: which of two_papers'
+    measured_population: str       # their population code in the table
 
 
 def _subset_pairs(calibration, subset: str) -> _SubsetPairs | None:
@@ -160,19 +167,20 @@ def _subset_pairs(calibration, subset: str) -> _SubsetPairs | None:
         return None
     codes = agent_codes(agents)
     two_papers = pair_population(*two_paper_positions(agents), codes)
-    keep = np.ones(len(two_papers.first), bool)
-    evidence = (two_papers, keep, "pairs-two-papers")
+    measured, kept, population = two_papers, np.ones(len(two_papers.first), bool), "pairs-two-papers"
     if calibration.primary_is_never_selected:  # formula: pairs of never-selected agents, two pinned-formula errors
         names = {r["agent"] for r in calibration.rows if r["subset"] == subset and r["kind"] == NEVER_SELECTED}
         never = np.array([a.agent in names for a in agents], bool)
-        keep = never[two_papers.first] & never[two_papers.second]
-        evidence = (pair_population(two_papers.first[keep], two_papers.second[keep], codes), keep,
-                    "never-selected-pairs-two-papers")
+        kept = never[two_papers.first] & never[two_papers.second]
+        measured = pair_population(two_papers.first[kept], two_papers.second[kept], codes)
+        population = "never-selected-pairs-two-papers"
     return _SubsetPairs(agents, codes, np.array([a.plain_error for a in agents], float), setup_terms(agents),
-                        two_papers, pair_population(*same_paper_positions(agents), codes), evidence)
+                        two_papers, pair_population(*same_paper_positions(agents), codes), measured, kept,
+                        population)
 
 
-def _pair_counts(population, covered, shared: _SubsetPairs, source_of: Mapping[str, str]) -> tuple[dict, int]:
+def _pair_counts(population: PairPopulation, covered: np.ndarray, shared: _SubsetPairs, source_of: Mapping[str, str]
+                 ) -> tuple[dict, int]:
     """(evidence cells, sources) of a population's pairs with their ``covered`` flags: runs_covered counts the runs
     every one of whose pairs (as the first or the second agent) is covered."""
     import numpy as np
@@ -203,15 +211,15 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
                                                            shared.two_papers.second),
               "ratio-same-setup": same_paper_half_widths_of(shared.agents, level, shared.same_paper.first,
                                                             shared.terms)}
-    evidence, keep, population = shared.evidence_two_papers
     model = same_setup_model(shared.agents, level, terms=shared.terms)
-    for interval, pairs, half, selected, population in (
-            ("ratio-two-papers", evidence, math.hypot(q, q), keep, population),
+    for interval, pairs, half, pair_halves, population in (
+            ("ratio-two-papers", shared.measured, math.hypot(q, q),
+             halves["ratio-two-papers"][shared.measured_of_two_papers], shared.measured_population),
             ("ratio-same-setup", shared.same_paper, None if model is None else model.half_width,
-             np.ones(len(shared.same_paper.first), bool), "pairs-same-paper")):
+             halves["ratio-same-setup"], "pairs-same-paper")):
         if not len(pairs.first):
             continue
-        covered = np.abs(shared.plain[pairs.first] - shared.plain[pairs.second]) <= halves[interval][selected]
+        covered = np.abs(shared.plain[pairs.first] - shared.plain[pairs.second]) <= pair_halves
         counts, sources = _pair_counts(pairs, covered, shared, source_of)
         rows.append(_row(interval, subset, "in range", level, "shown", half, 1, counts["agents"], population, counts,
                          sources))
@@ -219,7 +227,7 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
                    else [])
 
 
-def _direction_rows(ratio_rows: list[dict], halves: Mapping[str, object], shared: _SubsetPairs, subset: str,
+def _direction_rows(ratio_rows: list[dict], halves: Mapping[str, np.ndarray], shared: _SubsetPairs, subset: str,
                     level: float, source_of: Mapping[str, str]) -> list[dict]:
     """Per ratio design, the decision margin (:mod:`.decision_margin`): ``factor`` the margin the direction is
     stated with, ``half_width`` the design's pinned half-width times it; the counts are pairs WITHOUT a wrong-way

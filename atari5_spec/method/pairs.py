@@ -41,7 +41,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from ..data.frames import STANDARD_EPISODE_FRAMES
-from .claims import conformal_quantile
+from .claims import pool_quantiles
 from .reference import IN_RANGE_MIN
 from .distributions import beta_quantile, t_quantile
 
@@ -184,7 +184,11 @@ def same_setup_model(agents: Sequence[PairAgent], level: float, exclude_paper: s
 
 def two_paper_half_widths(agents: Sequence[PairAgent], level: float) -> dict[str, float]:
     """Per paper, the single in-range half-width calibrated without that paper's agents."""
-    return {p: conformal_quantile([a.single_error for a in agents if a.paper != p], level) for p in {a.paper for a in agents}}
+    codes = agent_codes(agents)
+    errors = np.abs(np.array([a.single_error for a in agents], float))
+    order = np.argsort(errors, kind="stable")
+    others = codes.paper[order][None, :] != np.arange(len(codes.papers))[:, None]  # per paper: the other papers'
+    return dict(zip(codes.papers, pool_quantiles(errors[order], others, level).tolist()))
 
 
 class Evidence(NamedTuple):
@@ -208,6 +212,15 @@ class Evidence(NamedTuple):
 
 
 @functools.lru_cache(maxsize=64)
+def _draws_by_paper(n_papers: int, resamples: int, seed: int) -> np.ndarray:
+    """:func:`paper_draws` transposed, papers x resamples (read-only; remembered as it is): a paper's draws
+    contiguous, as the pair weights gather them."""
+    draws = np.ascontiguousarray(paper_draws(n_papers, resamples, seed).T)
+    draws.setflags(write=False)
+    return draws
+
+
+@functools.lru_cache(maxsize=64)
 def paper_draws(n_papers: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
     """(resamples, n_papers): how often each paper is drawn in each bootstrap resample of the papers (read-only; a
     pure function of three numbers, remembered as :func:`t_two_sided` is: every coverage interval over the same
@@ -220,16 +233,17 @@ def paper_draws(n_papers: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int =
 
 def _resample_weights(draws: np.ndarray, first: np.ndarray, second: np.ndarray, weights: np.ndarray,
                       one_paper: bool) -> np.ndarray:
-    """Per bootstrap resample (a row of the integer paper ``draws``), the pairs' summed whole-number ``weights``, a
-    one-paper pair's times k when its paper is drawn k times, a two-paper pair's times k l: summed as integers, so
-    exactly, over only the papers of the pairs with a weight (numpy's integer product, not BLAS: no threads)."""
+    """Per bootstrap resample (a column of ``draws``: papers x resamples, how often each paper is drawn), the pairs'
+    summed whole-number ``weights``, a one-paper pair's times k when its paper is drawn k times, a two-paper pair's
+    times k l; over only the papers of the pairs with a weight. Every product and partial sum is a whole number far
+    below 2^53, so exact in any order; einsum's own loops, not BLAS (whose threads cost more CPU than they save)."""
     use = weights != 0
     rows, row = np.unique(first[use], return_inverse=True)
     if one_paper:
-        return (draws[:, rows] @ np.bincount(row, weights[use], len(rows)).astype(np.int64)).astype(float)
+        return np.einsum("b,br->r", np.bincount(row, weights[use], len(rows)), draws[rows])
     cols, col = np.unique(second[use], return_inverse=True)
-    table = np.bincount(row * len(cols) + col, weights[use], len(rows) * len(cols)).astype(np.int64)
-    return ((draws[:, rows] @ table.reshape(len(rows), len(cols))) * draws[:, cols]).sum(axis=1).astype(float)
+    table = np.bincount(row * len(cols) + col, weights[use], len(rows) * len(cols)).reshape(len(rows), len(cols))
+    return np.einsum("cr,cr->r", np.einsum("bc,br->cr", table, draws[rows]), draws[cols])
 
 
 class PairClusters(NamedTuple):
@@ -239,7 +253,7 @@ class PairClusters(NamedTuple):
     first: np.ndarray
     second: np.ndarray
     papers: int           # papers among the pairs
-    draws: np.ndarray     # paper_draws of the codes' papers, as integers
+    draws: np.ndarray     # paper_draws of the codes' papers, transposed: papers x resamples
     one_paper: bool       # every pair from one paper: a paper drawn k times counts its pairs k times
     total: np.ndarray     # per resample, the pairs' weight
 
@@ -248,9 +262,9 @@ def pair_clusters(first: np.ndarray, second: np.ndarray, n_papers: int, resample
                   seed: int = BOOTSTRAP_SEED) -> PairClusters:
     """The :class:`PairClusters` of pairs with paper codes ``first``, ``second`` (0 .. ``n_papers`` - 1; at least one
     pair)."""
-    draws = paper_draws(n_papers, resamples, seed).astype(np.int64)
+    draws = _draws_by_paper(n_papers, resamples, seed)
     one_paper = bool(np.array_equal(first, second))
-    total = _resample_weights(draws, first, second, np.ones(len(first), np.int64), one_paper)
+    total = _resample_weights(draws, first, second, np.ones(len(first)), one_paper)
     return PairClusters(first, second, len(np.union1d(first, second)), draws, one_paper, total)
 
 
@@ -263,7 +277,7 @@ def clustered_interval(covered: np.ndarray, clusters: PairClusters | None) -> tu
     # uncovered, so few papers enter the product
     weight_total = clusters.total
     weight_hits = weight_total - _resample_weights(clusters.draws, clusters.first, clusters.second,
-                                                   (~covered).astype(np.int64), clusters.one_paper)
+                                                   (~covered).astype(float), clusters.one_paper)
     ok = weight_total > 0
     p = float(covered.mean())
     used = clusters.papers
