@@ -15,10 +15,11 @@ import pandas as pd
 import pytest
 
 from atari5_spec.method import training
-from atari5_spec.method.claims import conformal_quantile, loso_half_widths
+from atari5_spec.method.claims import conformal_quantile, loso_half_widths, pool_quantiles
+from atari5_spec.method.decision_margin import MARGINS, decisions, index_pair_set, nested_wrong_way
 from atari5_spec.method.evaluation.reselection import _take
-from atari5_spec.method.pairs import PairAgent, clustered_proportion, paper_draws, two_paper_half_widths, \
-    two_paper_pair_halves, two_paper_pairs
+from atari5_spec.method.pairs import PairAgent, clustered_interval, clustered_proportion, pair_clusters, paper_draws, \
+    same_paper_pair_halves, same_setup_model, two_paper_half_widths, two_paper_pair_halves, two_paper_pairs
 from atari5_spec.method.pinned_reads import PinnedReads
 
 
@@ -95,6 +96,95 @@ def test_clustered_proportion_weights_are_the_bootstrap_sums(seed):
     used = len({*first.tolist(), *second.tolist()})
     assert effective == min(max(p * (1 - p) / variance, float(used)), float(len(covered)))
     assert 0.0 <= low <= p <= high <= 1.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pool_quantiles_are_the_quantile_of_each_pool(seed):
+    rng = np.random.default_rng(seed)
+    errors = np.sort(np.round(np.abs(rng.normal(0, 0.3, 4 * seed)), 2))  # ties; none at all for seed 0
+    pools = rng.random((7, len(errors))) < 0.6
+    for level in (0.8, 0.95):
+        expected = [conformal_quantile(errors[pool].tolist(), level) for pool in pools]
+        assert pool_quantiles(errors, pools, level).tolist() == expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_same_paper_pairs_are_every_pair_of_one_paper_in_paper_order(seed):
+    agents = _agents(seed, 3 + 11 * seed, 1 + 2 * seed)
+    plain = []
+    for paper in sorted({a.paper for a in agents}):
+        members = [a for a in agents if a.paper == paper]
+        model = same_setup_model(agents, 0.95, exclude_paper=paper)
+        plain += [(a, b, model.half_width if model else math.inf) for i, a in enumerate(members)
+                  for b in members[i + 1:]]
+    assert same_paper_pair_halves(agents, 0.95) == plain
+
+
+def _interval_plain(covered, first, second, n_papers, one_paper):
+    """The clustered interval's effective n from the bootstrap sums of pair counts per pair of papers."""
+    counts = paper_draws(n_papers)
+    total, hits = np.zeros((n_papers, n_papers)), np.zeros((n_papers, n_papers))
+    np.add.at(total, (first, second), 1.0)
+    np.add.at(hits, (first, second), covered.astype(float))
+    if one_paper:
+        weight_total, weight_hits = counts @ np.diag(total), counts @ np.diag(hits)
+    else:
+        weight_total = np.einsum("bi,ij,bj->b", counts, total, counts)
+        weight_hits = np.einsum("bi,ij,bj->b", counts, hits, counts)
+    ok = weight_total > 0
+    p = float(covered.mean())
+    used = len({*first.tolist(), *second.tolist()})
+    if not 0.0 < p < 1.0 or ok.sum() <= 1:
+        return float(used)
+    variance = float(np.var(weight_hits[ok] / weight_total[ok], ddof=1))
+    effective = p * (1 - p) / variance if variance > 0 else float(len(covered))
+    return min(max(effective, float(used)), float(len(covered)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("one_paper", [False, True])
+def test_clustered_intervals_on_one_set_of_pairs_are_each_masks_own(seed, one_paper):
+    """Several coverage masks on one PairClusters (the total weight shared, the uncovered pairs' subtracted) give
+    what each mask's own bootstrap sums give."""
+    rng = np.random.default_rng(seed)
+    n_papers = 3 + 9 * seed
+    first = rng.integers(0, n_papers, 60 + 40 * seed)
+    second = first if one_paper else rng.integers(0, n_papers, len(first))
+    clusters = pair_clusters(first, second, n_papers)
+    for rate in (0.0, 0.7, 0.97, 1.0):
+        covered = rng.random(len(first)) >= rate
+        _, _, effective = clustered_interval(covered, clusters)
+        assert effective == _interval_plain(covered, first, second, n_papers, one_paper)
+        assert clustered_interval(covered, clusters) == clustered_proportion(covered, first, second, n_papers)
+
+
+def _nested_plain(sets, margins=MARGINS):
+    """The nested rule as defined: per pair, the smallest margin with no wrong-way decision among the pairs (of
+    every set) that share none of its papers."""
+    pairs = [(p.first.paper, p.second.paper, s, i) for s in sets for i, p in enumerate(s.pairs)]
+    wrong = {k: [(a, b) for a, b, s, i in pairs if decisions(s, k)[1][i]] for k in margins}
+    out = []
+    for s in sets:
+        folds = [(p.first.paper, p.second.paper) for p in s.pairs]
+        k = [next((m for m in margins if all(a in fold or b in fold for a, b in wrong[m])), math.inf) for fold in folds]
+        decided = np.abs(s.estimated) > np.array(k, float) * s.half
+        out.append((decided, decided & (np.sign(s.estimated) != np.sign(s.true))))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_nested_wrong_way_is_the_rule_on_each_fold(seed):
+    rng = np.random.default_rng(seed)
+    agents = _agents(seed, 6 + 9 * seed, 2 + 2 * seed)
+    sets = []
+    for _ in range(2):
+        first = rng.integers(0, len(agents), 30 + 10 * seed)
+        second = rng.integers(0, len(agents), len(first))
+        use = np.array([agents[i].paper != agents[j].paper for i, j in zip(first, second)], bool)
+        sets.append(index_pair_set("made up", agents, first[use], second[use], rng.uniform(0.02, 0.4, use.sum())))
+    decided, wrong = nested_wrong_way(sets)
+    for (d, w), (plain_d, plain_w) in zip(zip(decided, wrong), _nested_plain(sets)):
+        assert d.tolist() == plain_d.tolist() and w.tolist() == plain_w.tolist()
 
 
 @pytest.mark.parametrize("order", ["C", "F"])

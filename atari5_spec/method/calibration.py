@@ -151,7 +151,8 @@ class Calibration(NamedTuple):
 
         mine = [r for r in self.rows if r["subset"] == subset]
         chosen = [(r, half) for r, half in zip(mine, loso_half_widths(mine, self.group, level))
-                  if (kind is None or r["kind"] == kind) and (group is None or self.group(float(r["estimate"])) == group)]
+                  if (kind is None or r["kind"] == kind)
+                  and (group is None or self.group(float(r["estimate"])) == group)]
         return [r for r, _ in chosen], [abs(float(r["log_error"])) <= half for r, half in chosen]
 
     def coverage_evidence(self, subset: str, level: float, kind: str | None = "held-out", group: str | None = None):

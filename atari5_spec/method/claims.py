@@ -35,11 +35,13 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
+if TYPE_CHECKING:  # imported where used: ``score`` starts without numpy until it needs it
+    import numpy as np
 
 __all__ = ["conformal_quantile", "pool_quantiles", "Evidence", "SubsetClaim", "evidence", "subset_claim", "clopper_pearson", "FACTORS", "target_for",
-           "loso_half_widths", "supported", "claim_details", "ClaimDetails"]
+           "loso_half_widths", "supported", "claim_details", "ClaimDetails", "ClaimRows", "claim_rows"]
 
 FACTORS = (1.1, 1.25, 1.5, 2.0)  # widening factors tried, smallest first (fixed before any error was looked at)
 
@@ -145,36 +147,38 @@ class SubsetClaim(NamedTuple):
 def loso_half_widths(rows: Sequence[dict], group_of, level: float, skip_paper: str | None = None) -> list[float]:
     """Per row: the calibrated half-width (log10) from the errors of the other papers (and not ``skip_paper``),
     in range on the in-range errors, else on every error (``group_of(estimate)`` gives the group)."""
-    table = _RowArrays.of(rows, group_of)
+    table = ClaimRows.of(rows, group_of)
     skip = table.papers.index(skip_paper) if skip_paper in table.papers else None
     return _loso_halves(table.error, table.paper, table.in_range, len(table.papers), level, skip).tolist()
 
 
-class _RowArrays(NamedTuple):
-    """Calibration rows as the arrays the claim measurements read (parsed once per claim, not per fold)."""
+class ClaimRows(NamedTuple):
+    """Calibration rows as the arrays the claim measurements read: parsed once (:func:`claim_rows`), for every
+    group, level and leave-one-paper-out fold."""
 
-    error: object       # |log_error| (numpy)
-    paper: object       # numpy: each row's paper as its position in ``papers``
-    papers: list        # the papers, sorted
-    in_range: object    # numpy, bool
-    group: list         # group_of(estimate) per row
-    run: list           # algorithm_id per row
+    rows: list[dict]
+    error: np.ndarray   # |log_error|
+    paper: np.ndarray   # each row's paper as its position in ``papers``
+    papers: list[str]   # the papers, sorted
+    in_range: np.ndarray
+    group: list[str]    # group_of(estimate) per row
+    run: list[str]      # algorithm_id per row
 
     @staticmethod
-    def of(rows: Sequence[dict], group_of) -> "_RowArrays":
+    def of(rows: Sequence[dict], group_of) -> ClaimRows:
         import numpy as np
 
         names = [str(r["paper"]) for r in rows]
         papers = sorted(set(names))
         position = {name: i for i, name in enumerate(papers)}
         group = [group_of(float(r["estimate"])) for r in rows]
-        return _RowArrays(np.array([abs(float(r["log_error"])) for r in rows], float),
+        return ClaimRows(list(rows), np.array([abs(float(r["log_error"])) for r in rows], float),
                           np.array([position[name] for name in names], int), papers,
                           np.array([g == "in range" for g in group], bool), group,
                           [r.get("algorithm_id") for r in rows])
 
 
-def pool_quantiles(ascending, pools, level: float):
+def pool_quantiles(ascending: np.ndarray, pools: np.ndarray, level: float) -> np.ndarray:
     """Per row of ``pools`` (numpy masks over the |errors| ``ascending``), :func:`conformal_quantile` of the errors
     it keeps: the ceil((n + 1) level)-th kept one, inf when n is too small for the level (a numpy array)."""
     import numpy as np
@@ -187,7 +191,8 @@ def pool_quantiles(ascending, pools, level: float):
     return np.where((rank >= 1) & (rank <= size), ascending[position], np.inf)
 
 
-def _loso_halves(errors, paper, in_range, n_papers: int, level: float, skip: int | None = None):
+def _loso_halves(errors: np.ndarray, paper: np.ndarray, in_range: np.ndarray, n_papers: int, level: float,
+                 skip: int | None = None) -> np.ndarray:
     """:func:`loso_half_widths` of rows given as arrays (|error|, paper code below ``n_papers``, in range; ``skip``:
     a paper code whose rows calibrate nothing): a numpy array of half-widths."""
     import numpy as np
@@ -209,7 +214,8 @@ def supported(measured: Evidence, level: float) -> bool:
     return bool(measured.n) and measured.coverage >= target_for(level) and measured.runs_high >= level
 
 
-def _smallest_factor(errors, halves, runs: Sequence[str], papers: Sequence[str], level: float) -> float:
+def _smallest_factor(errors: np.ndarray, halves: np.ndarray, runs: Sequence[str], papers: Sequence[str], level: float
+                     ) -> float:
     """The smallest factor (1, then FACTORS) under which the claim on agents with |errors| and calibrated
     ``halves`` (numpy arrays) is supported; inf when none is."""
     for factor in (1.0,) + FACTORS:
@@ -234,12 +240,19 @@ class ClaimDetails(NamedTuple):
     covered: list
 
 
-def claim_details(rows: Sequence[dict], subset: str, group: str, group_of, level: float) -> ClaimDetails:
-    """:func:`subset_claim` with the per-agent measurements behind it (for reports by protocol group)."""
+def claim_rows(rows: Sequence[dict], subset: str, group_of) -> ClaimRows:
+    """The :class:`ClaimRows` of ``subset``'s rows (``group_of(estimate)`` gives an agent's group)."""
+    return ClaimRows.of([r for r in rows if r["subset"] == subset], group_of)
+
+
+def claim_details(rows: Sequence[dict], subset: str, group: str, group_of, level: float,
+                  measured: ClaimRows | None = None) -> ClaimDetails:
+    """:func:`subset_claim` with the per-agent measurements behind it (for reports by protocol group). ``measured``:
+    the subset's :func:`claim_rows`, when the caller has them (they do not depend on the group or the level)."""
     import numpy as np
 
-    mine = [r for r in rows if r["subset"] == subset]
-    table = _RowArrays.of(mine, group_of)
+    table = claim_rows(rows, subset, group_of) if measured is None else measured
+    mine = table.rows
     member = np.array([g == group for g in table.group], bool)
     members = [r for r, m in zip(mine, member.tolist()) if m]
     errors = table.error[member]

@@ -21,9 +21,11 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .pairs import PairAgent, agent_codes, pair_population, population_evidence, two_paper_pair_halves
+from .pairs import (PairAgent, agent_codes, pair_population, population_evidence, same_paper_pair_half_widths,
+                    same_paper_positions, two_paper_pair_half_widths, two_paper_positions)
 
-__all__ = ["MARGINS", "Pair", "PairSet", "pair_set", "index_pair_set", "two_paper_pair_set", "never_selected_pair_set", "same_paper_pair_set",
+__all__ = ["MARGINS", "Pair", "PairSet", "pair_set", "index_pair_set", "two_paper_pair_set", "never_selected_pair_set",
+           "same_paper_pair_set",
            "same_setup_pair_set", "direction_margin", "pinned_margin", "decisions", "choose_margin", "nested_wrong_way", "MarginResult", "margin_results", "DIRECTION_INTERVALS"]
 
 MARGINS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
@@ -98,7 +100,8 @@ def two_paper_pair_set(agents: Sequence[PairAgent], level: float = 0.95, name: s
                        keep=None) -> PairSet:
     """Every pair of ``agents`` from two papers (``keep``: an optional set of agent names both must be in), with the
     two-paper half-width sqrt(a^2 + b^2), a and b calibrated without each agent's own paper."""
-    return pair_set(name, two_paper_pair_halves(agents, level, keep))
+    first, second = two_paper_positions(agents, keep)
+    return index_pair_set(name, agents, first, second, two_paper_pair_half_widths(agents, level, first, second))
 
 
 def never_selected_pair_set(agents: Sequence[PairAgent], never: set, level: float = 0.95) -> PairSet:
@@ -198,9 +201,8 @@ def margin_results(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS) 
 def same_setup_pair_set(agents: Sequence[PairAgent], level: float = 0.95) -> PairSet:
     """Pairs from one paper with the same-setup model's half-width fitted without that paper (what ``score
     --same-setup`` applies, :func:`.pairs.same_setup_model`)."""
-    from .pairs import same_paper_pair_halves
-
-    return same_paper_pair_set(same_paper_pair_halves(agents, level))
+    first, second = same_paper_positions(agents)
+    return index_pair_set("one paper", agents, first, second, same_paper_pair_half_widths(agents, level, first))
 
 
 def direction_margin(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS):

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 if TYPE_CHECKING:  # imported where used: the module stays light for ``score``
     import numpy as np
 
+    from .claims import ClaimRows
     from .pairs import AgentCodes, PairAgent, PairPopulation
 
 __all__ = ["interval_table", "interval_table_text", "INTERVAL_COLUMNS", "INTERVALS_SCHEMA", "intervals_path",
@@ -99,25 +100,49 @@ def _agent_evidence(ev, source_of: Mapping[str, str], runs: Sequence[str]) -> tu
             len({source_of.get(r, "") for r in runs} - {""}))
 
 
-def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, str]) -> list[dict]:
-    from .calibration import CLAIMED_METHODS, IN_RANGE_MIN, NEVER_SELECTED
-    from .claims import claim_details
+class _SubsetRows(NamedTuple):
+    """A subset's calibration rows and what the agent rows of every level read (computed once per calibration)."""
+
+    rows: list[dict]
+    errors: dict[str, list[float]]   # range group -> the errors its interval is calibrated on
+    members: dict[str, list[str]]    # range group -> the algorithm ids of its agents
+    claims: ClaimRows | None         # claimed methods: the rows as the claim measurements read them
+
+
+def _subset_rows(calibration, subset: str) -> _SubsetRows:
+    """The :class:`_SubsetRows` of ``subset``."""
+    from .calibration import CLAIMED_METHODS, IN_RANGE_MIN
+    from .claims import claim_rows
 
     mine = [r for r in calibration.rows if r["subset"] == subset]
+    groups = ("pooled",) if calibration.method == "pooled" else ("in range", "extrapolation")
+    group_of = [calibration.group(float(r["estimate"])) for r in mine]
+    return _SubsetRows(mine, {g: calibration.errors(subset, estimate=IN_RANGE_MIN if g == "in range" else None)
+                              for g in groups},
+                       {g: [r["algorithm_id"] for r, own in zip(mine, group_of) if own == g] for g in groups},
+                       claim_rows(mine, subset, calibration.group) if calibration.method in CLAIMED_METHODS
+                       else None)
+
+
+def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, str], shared: _SubsetRows
+                ) -> list[dict]:
+    """The agent rows of ``subset`` at ``level``; ``shared``: the subset's :class:`_SubsetRows`."""
+    from .calibration import NEVER_SELECTED
+    from .claims import claim_details
+
     if calibration.method == "pooled":
         ev = calibration.coverage_evidence(subset, level)
-        held = [r["algorithm_id"] for r in mine if r["kind"] == "held-out"]
+        held = [r["algorithm_id"] for r in shared.rows if r["kind"] == "held-out"]
         counts, sources = _agent_evidence(ev, source_of, held)
-        errors = calibration.errors(subset)
+        errors = shared.errors["pooled"]
         return [_row("agent", subset, "pooled", level, "shown", _conformal(errors, level), 1, len(errors),
                      "held-out", counts, sources)]
     rows = []
     for group in ("in range", "extrapolation"):
-        errors = calibration.errors(subset, estimate=IN_RANGE_MIN if group == "in range" else 0.0)
-        members = [r["algorithm_id"] for r in mine if calibration.group(float(r["estimate"])) == group]
+        errors, members = shared.errors[group], shared.members[group]
         q = _conformal(errors, level)
-        if calibration.method in CLAIMED_METHODS:
-            details = claim_details(calibration.rows, subset, group, calibration.group, level)
+        if shared.claims is not None:
+            details = claim_details(calibration.rows, subset, group, calibration.group, level, shared.claims)
             claim = details.claim
             factor = claim.factor if claim.status == "widened" else 1
             if calibration.primary_is_never_selected:  # formula: the pinned formula on agents never selected
@@ -147,8 +172,9 @@ class _SubsetPairs(NamedTuple):
     terms: list                    # the agents' same-setup model terms (pairs.setup_terms)
     two_papers: PairPopulation     # every pair from two papers (the design's pairs, its direction row's too)
     same_paper: PairPopulation     # every pair from one paper
-    measured: PairPopulation       # the pairs the two-paper ratio's coverage is measured on: every two-paper pair,
-    measured_of_two_papers: np.ndarray  # or (formula) those of two never-selected agents: which of two_papers'
+    measured: PairPopulation       # the pairs the two-paper ratio's coverage is measured on: every two-paper pair
+                                   # or (formula) those of two never-selected agents
+    measured_of_two_papers: np.ndarray  # which of two_papers' pairs they are (a mask)
     measured_population: str       # their population code in the table
 
 
@@ -189,27 +215,29 @@ def _pair_counts(population: PairPopulation, covered: np.ndarray, shared: _Subse
 
     ev = population_evidence(covered, population)
     run = shared.codes.run
-    runs = np.union1d(run[population.first], run[population.second])
     short = np.union1d(run[population.first[~covered]], run[population.second[~covered]])
-    counts = {"agents_covered": ev.covered, "agents": ev.n, "runs_covered": len(runs) - len(short), "runs": ev.runs,
+    counts = {"agents_covered": ev.covered, "agents": ev.n, "runs_covered": ev.runs - len(short), "runs": ev.runs,
               "papers": ev.papers, "coverage_low": ev.low, "coverage_high": ev.high}
-    return counts, len({source_of.get(shared.codes.runs[r], "") for r in runs.tolist()} - {""})
+    return counts, len({source_of.get(shared.codes.runs[r], "") for r in population.runs.tolist()} - {""})
 
 
-def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, str], shared: _SubsetPairs | None
-               ) -> list[dict]:
+def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, str], shared: _SubsetPairs | None,
+               subset_rows: _SubsetRows) -> list[dict]:
+    """The ratio rows of ``subset`` at ``level``, then (at DIRECTION_LEVELS) their direction rows; ``shared``: the
+    subset's :class:`_SubsetPairs` (None: the calibration has no pair rows for it), ``subset_rows`` its
+    :class:`_SubsetRows`."""
     import numpy as np
 
-    from .pairs import same_paper_half_widths_of, same_setup_model, two_paper_half_widths_of
+    from .pairs import same_paper_pair_half_widths, same_setup_model, two_paper_pair_half_widths
 
     if shared is None:
         return []
     rows = []
-    q = _conformal(calibration.errors(subset, estimate=40.0), level)
+    q = _conformal(subset_rows.errors["in range"], level)
     # each design's pair half-widths at this level, once for the ratio and the direction rows
-    halves = {"ratio-two-papers": two_paper_half_widths_of(shared.agents, level, shared.two_papers.first,
+    halves = {"ratio-two-papers": two_paper_pair_half_widths(shared.agents, level, shared.two_papers.first,
                                                            shared.two_papers.second),
-              "ratio-same-setup": same_paper_half_widths_of(shared.agents, level, shared.same_paper.first,
+              "ratio-same-setup": same_paper_pair_half_widths(shared.agents, level, shared.same_paper.first,
                                                             shared.terms)}
     model = same_setup_model(shared.agents, level, terms=shared.terms)
     for interval, pairs, half, pair_halves, population in (
@@ -263,13 +291,15 @@ def interval_table(calibration, source_of: Mapping[str, str] | None = None, leve
 
     source_of = source_of or {}
     subsets = list(dict.fromkeys(r["subset"] for r in calibration.rows))
-    pairs = {subset: _subset_pairs(calibration, subset) for subset in subsets}  # the same at every level
+    # what every level shares, per subset
+    agents = {subset: _subset_rows(calibration, subset) for subset in subsets}
+    pairs = {subset: _subset_pairs(calibration, subset) for subset in subsets}
     rows = []
     for level in levels:
         for subset in subsets:
-            rows += _agent_rows(calibration, subset, level, source_of)
+            rows += _agent_rows(calibration, subset, level, source_of, agents[subset])
         for subset in subsets:
-            rows += _pair_rows(calibration, subset, level, source_of, pairs[subset])
+            rows += _pair_rows(calibration, subset, level, source_of, pairs[subset], agents[subset])
     order = {"agent": 0, "ratio-two-papers": 1, "ratio-same-setup": 2, "direction-two-papers": 3,
              "direction-same-setup": 4}
     frame = pd.DataFrame(rows, columns=INTERVAL_COLUMNS)

@@ -52,7 +52,7 @@ __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameS
            "t_two_sided", "STANDARD_EPISODE_FRAMES", "IN_RANGE_MIN", "SAME_SETUP_RULE", "TWO_PAPER_RULE",
            "BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED", "AgentCodes", "agent_codes", "PairClusters", "pair_clusters",
            "clustered_interval", "PairPopulation", "pair_population", "population_evidence", "two_paper_positions",
-           "two_paper_half_widths_of", "same_paper_positions", "same_paper_half_widths_of", "setup_terms"]
+           "two_paper_pair_half_widths", "same_paper_positions", "same_paper_pair_half_widths", "setup_terms"]
 
 BOOTSTRAP_RESAMPLES = 2000       # resamples of papers behind the clustered coverage interval
 BOOTSTRAP_SEED = 0
@@ -231,6 +231,14 @@ def paper_draws(n_papers: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int =
     return counts
 
 
+def _distinct_codes(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct codes, ascending; each code's position among them): ``np.unique(codes, return_inverse=True)``
+    for codes below ``size``, by marking instead of sorting."""
+    present = np.zeros(size, bool)
+    present[codes] = True
+    return np.flatnonzero(present), np.cumsum(present)[codes] - 1
+
+
 def _resample_weights(draws: np.ndarray, first: np.ndarray, second: np.ndarray, weights: np.ndarray,
                       one_paper: bool) -> np.ndarray:
     """Per bootstrap resample (a column of ``draws``: papers x resamples, how often each paper is drawn), the pairs'
@@ -238,10 +246,10 @@ def _resample_weights(draws: np.ndarray, first: np.ndarray, second: np.ndarray, 
     times k l; over only the papers of the pairs with a weight. Every product and partial sum is a whole number far
     below 2^53, so exact in any order; einsum's own loops, not BLAS (whose threads cost more CPU than they save)."""
     use = weights != 0
-    rows, row = np.unique(first[use], return_inverse=True)
+    rows, row = _distinct_codes(first[use], len(draws))
     if one_paper:
         return np.einsum("b,br->r", np.bincount(row, weights[use], len(rows)), draws[rows])
-    cols, col = np.unique(second[use], return_inverse=True)
+    cols, col = _distinct_codes(second[use], len(draws))
     table = np.bincount(row * len(cols) + col, weights[use], len(rows) * len(cols)).reshape(len(rows), len(cols))
     return np.einsum("cr,cr->r", np.einsum("bc,br->cr", table, draws[rows]), draws[cols])
 
@@ -336,7 +344,7 @@ class PairPopulation(NamedTuple):
     first: np.ndarray
     second: np.ndarray
     clusters: PairClusters | None   # the bootstrap clusters, by the sorted order of the pairs' papers
-    runs: int
+    runs: np.ndarray                 # the codes of the runs of the pairs' agents
     papers: int
 
 
@@ -344,16 +352,18 @@ def pair_population(first: np.ndarray, second: np.ndarray, codes: AgentCodes) ->
     """The :class:`PairPopulation` of the pairs at positions ``first``, ``second`` of the agents ``codes``
     describes."""
     n = len(first)
-    papers, paper = np.unique(np.concatenate([codes.paper[first], codes.paper[second]]), return_inverse=True)
+    papers, paper = _distinct_codes(np.concatenate([codes.paper[first], codes.paper[second]]), len(codes.papers))
     clusters = pair_clusters(paper[:n], paper[n:], len(papers)) if n else None
-    return PairPopulation(first, second, clusters, len(np.union1d(codes.run[first], codes.run[second])), len(papers))
+    runs, _ = _distinct_codes(np.concatenate([codes.run[first], codes.run[second]]), len(codes.runs))
+    return PairPopulation(first, second, clusters, runs, len(papers))
 
 
 def population_evidence(covered: np.ndarray, population: PairPopulation) -> Evidence:
     """Counts and the clustered interval of the coverage indicators of a :class:`PairPopulation`'s pairs."""
     covered = np.asarray(covered, bool)
     low, high, effective = clustered_interval(covered, population.clusters)
-    return Evidence(int(np.sum(covered)), len(covered), population.runs, population.papers, low, high, effective)
+    return Evidence(int(np.sum(covered)), len(covered), len(population.runs), population.papers, low, high,
+                    effective)
 
 
 def pair_evidence(covered: np.ndarray, first_agents: Sequence[PairAgent], second_agents: Sequence[PairAgent]
@@ -376,7 +386,7 @@ def two_paper_positions(agents: Sequence[PairAgent], keep=None) -> tuple[np.ndar
     return first[use], second[use]
 
 
-def two_paper_half_widths_of(agents: Sequence[PairAgent], level: float, first: np.ndarray, second: np.ndarray
+def two_paper_pair_half_widths(agents: Sequence[PairAgent], level: float, first: np.ndarray, second: np.ndarray
                              ) -> np.ndarray:
     """Per two-paper pair (positions ``first``, ``second``), the half-width ``math.hypot`` of the two papers' own
     half-widths, taken once per pair of papers."""
@@ -390,9 +400,9 @@ def two_paper_half_widths_of(agents: Sequence[PairAgent], level: float, first: n
 
 def _two_paper_index(agents: Sequence[PairAgent], level: float, keep=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(i, j, half-width) arrays of every pair ``agents[i], agents[j]`` from two papers (:func:`two_paper_positions`,
-    :func:`two_paper_half_widths_of`)."""
+    :func:`two_paper_pair_half_widths`)."""
     first, second = two_paper_positions(agents, keep)
-    return first, second, two_paper_half_widths_of(agents, level, first, second)
+    return first, second, two_paper_pair_half_widths(agents, level, first, second)
 
 
 def two_paper_pair_halves(agents: Sequence[PairAgent], level: float, keep=None
@@ -440,7 +450,7 @@ def same_paper_positions(agents: Sequence[PairAgent]) -> tuple[np.ndarray, np.nd
     return first[by_paper], second[by_paper]
 
 
-def same_paper_half_widths_of(agents: Sequence[PairAgent], level: float, first: np.ndarray, terms=None
+def same_paper_pair_half_widths(agents: Sequence[PairAgent], level: float, first: np.ndarray, terms=None
                               ) -> np.ndarray:
     """Per one-paper pair (first positions ``first``), the same-setup half-width calibrated without its paper
     (leave-one-paper-out; inf where no model can be fitted without it). ``terms``: as :func:`same_setup_model`'s."""
@@ -455,9 +465,9 @@ def same_paper_half_widths_of(agents: Sequence[PairAgent], level: float, first: 
 
 def same_paper_pair_halves(agents: Sequence[PairAgent], level: float) -> list[tuple[PairAgent, PairAgent, float]]:
     """(a, b, half-width) for every pair of agents from one paper, the same-setup half-width calibrated without
-    that paper (:func:`same_paper_half_widths_of`)."""
+    that paper (:func:`same_paper_pair_half_widths`)."""
     first, second = same_paper_positions(agents)
-    half = same_paper_half_widths_of(agents, level, first)
+    half = same_paper_pair_half_widths(agents, level, first)
     return [(agents[i], agents[j], h) for i, j, h in zip(first.tolist(), second.tolist(), half.tolist())]
 
 
