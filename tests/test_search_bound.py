@@ -124,3 +124,39 @@ def test_bounded_staged_search_equals_the_exhaustive_one(seed, tree):
     bounded = search.staged_search(frame, target, bounded=True)
     assert [m.games for m in bounded.values()] == [m.games for m in exhaustive.values()]
     assert all(itertools.starmap(lambda a, b: a == b, zip(bounded.values(), exhaustive.values())))
+
+
+@pytest.mark.parametrize("count", [1, 256, 2048, 10_000])
+def test_the_lowest_bounds_are_taken_in_order_of_value_then_index_whatever_the_sample_shows(count):
+    rng = np.random.default_rng(count)
+    values = np.round(rng.exponential(1.0, 9_000), 2)              # many ties
+    values[rng.choice(9_000, 500, replace=False)] = np.nan          # subsets without a bound
+    values[rng.choice(9_000, 50, replace=False)] = np.inf
+    clustered = values.copy()
+    clustered[::64] = np.nan                                       # the strided sample sees no finite value
+    skewed = values.copy()
+    skewed[::64] = 0.0                                             # the sample's cut keeps too few
+    for case in (values, clustered, skewed):
+        finite = np.flatnonzero(np.isfinite(case))
+        expected = finite[np.lexsort((finite, case[finite]))][:count]
+        assert np.array_equal(selection._lowest(case, count), expected)
+
+
+def test_a_walk_whose_first_256_subsets_are_all_inadmissible_takes_more_and_still_chooses_the_best(monkeypatch):
+    rng = np.random.default_rng(12)
+    X = rng.normal(3, 1, (80, 17))
+    X[:, 1:14] -= 3
+    # y falls with games 1-13 (any subset with one of them needs a negative weight: the best fits do) and rises
+    # with 0 and 14-16 (only their subsets are admissible)
+    y = -3 * X[:, 1:14].sum(axis=1) + X[:, [0, 14, 15, 16]].sum(axis=1) + rng.normal(0, 0.1, 80)
+    rounds = []
+    real = selection.evaluate_subsets
+
+    def counting(X, y, subsets, *args, **kwargs):
+        rounds.append(len(subsets))
+        return real(X, y, subsets, *args, **kwargs)
+    monkeypatch.setattr(selection, "evaluate_subsets", counting)
+    chosen = selection.bounded_best(X, y, range(17), 3)
+    assert rounds[:2] == [256, math.comb(17, 3) - 256]              # the first round set no ceiling
+    assert set(chosen) <= {0, 14, 15, 16}
+    assert chosen == brute_force_best(X, y, range(17), 3)

@@ -37,6 +37,7 @@ class _RowSets:
     def __init__(self, X: np.ndarray, y: np.ndarray, always: Sequence[int], pool: Sequence[int],
                  n_splits: int, seed: int):
         always, pool = list(always), list(pool)
+        self.pool = np.array(pool, np.intp)                      # column of X of each pool position
         self.n_splits, self.seed, self.n_always = n_splits, seed, len(always)
         self.n_columns = len(pool)
         self.base = ~np.isnan(y) & ~np.isnan(X[:, always]).any(axis=1)
