@@ -89,3 +89,32 @@ def test_reproduce_is_deterministic(tmp_path):
     main(["reproduce", "--out", str(tmp_path / "b")])
     for file in (tmp_path / "a").iterdir():
         assert file.read_bytes() == (tmp_path / "b" / file.name).read_bytes()
+
+
+@pytest.mark.slow
+def test_a_fold_search_that_chooses_other_games_fails_its_calibration_in_the_reports_order(monkeypatch):
+    # verify compares the fold searches' choices last (every other check runs beside the searches), and must still
+    # put a mismatch in the fold calibration's own check, at its place in the report
+    from atari5_spec.data.loading import load
+    from atari5_spec.method import verification
+    from atari5_spec.method.evaluation import pinning, reselection
+
+    dataset = load()
+    recorded = pinning._recorded_selections(pinning._pinned_calibration(dataset, "paper-2023.reselected"),
+                                            "reselected")
+    paper = sorted(recorded)[0]
+    chosen = {p: dict(subsets) for p, subsets in recorded.items()}
+    games = list(chosen[paper]["Atari-5"])
+    other = next(g for g in dataset.games if g not in games and g != "surround")
+    chosen[paper]["Atari-5"] = tuple(sorted([*games[:4], other]))
+    monkeypatch.setattr(reselection, "fold_selections", lambda dataset, version, **_: chosen)
+    checks = verification.verify(validate=False)
+    names = [check.name for check in checks]
+    without_search = [check.name for check in verification.verify(validate=False, search=False)]
+    assert [name for name in names if "staged search" not in name] == without_search
+    failed = {check.name: check for check in checks if not check.ok}
+    assert set(failed) >= {"paper-2023.reselected: calibration (out-of-sample errors)"}
+    assert all(name.split(":")[0].split(".")[1] in pinning.FOLD_METHODS and name.endswith("out-of-sample errors)")
+               for name in failed)
+    assert f"Atari-5 without {paper!r}: the search chooses" in failed[
+        "paper-2023.reselected: calibration (out-of-sample errors)"].mismatches[0]

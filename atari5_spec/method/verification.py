@@ -200,6 +200,14 @@ def check_calibration(dataset, name: str, search: bool = False, searched: dict |
     return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
 
 
+def with_fold_searches(check: Check, dataset, name: str, searched: dict) -> Check:
+    """``check`` (a fold calibration's, made without its searches) with the searches' mismatches first, as
+    :func:`check_calibration` with ``search`` lists them; waits for the searches when ``searched`` holds futures."""
+    from .evaluation.pinning import selection_mismatches
+
+    return check._replace(mismatches=selection_mismatches(dataset, name, searched) + check.mismatches)
+
+
 def interval_table_checks(root: Path, executor) -> dict:
     """calibration name -> future of its :func:`check_interval_table`, for every pinned calibration of every version,
     started on ``executor`` (a worker process: each table is a pure function of its pinned errors file, so they are
@@ -317,10 +325,11 @@ def _checks(root: Path, dataset, search: bool, validate: bool, structure, search
     the interval-table checks started on a worker, :func:`interval_table_checks`; any other is run here)."""
     from ..data.validation import validate_package
     from .evaluation.agents import agent_scores
-    from .evaluation.pinning import pinned_calibration_names
+    from .calibration import split_name
+    from .evaluation.pinning import FOLD_METHODS, pinned_calibration_names
     from .pinned_reads import PinnedReads
 
-    checks = []
+    checks, searched_last = [], {}  # searched_last: report position -> a fold calibration, its searches compared last
     if dataset is not None:
         coefficients_dir = root / "coefficients"
         agents = agent_scores(dataset)  # every calibration's agents, from the data loaded once
@@ -329,16 +338,21 @@ def _checks(root: Path, dataset, search: bool, validate: bool, structure, search
             version_checks, pinned = verify_version(dataset, name, coefficients_dir, root, reads)
             checks += version_checks
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
-                checks.append(check_calibration(dataset, calibration, search, searched, agents, reads))
+                if search and split_name(calibration)[1] in FOLD_METHODS:
+                    searched_last[len(checks)] = calibration
+                checks.append(check_calibration(dataset, calibration, False, None, agents, reads))
                 checks.append(tables[calibration].result() if calibration in tables
                               else check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":
                 checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
         checks.append(check_conformance(root))
-    if validate:
+    if validate:  # late: Frictionless's row checks ran beside all the above, in their own process
         problems = validate_package(root, structure=structure, data=dataset)
-        checks.insert(0, Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems]))
-    return checks
+        valid = Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems])
+    # every other check ran while the fold searches did (most of verify's time): their choices are compared last
+    for position, calibration in searched_last.items():
+        checks[position] = with_fold_searches(checks[position], dataset, calibration, searched)
+    return [valid, *checks] if validate else checks
 
 
 def format_report(checks: list[Check]) -> str:

@@ -234,6 +234,50 @@ def pin_calibration(path, version: str, method: str = "pooled", progress=None) -
     return root / relative, descriptor["version"]
 
 
+def _recorded_selections(pinned: pd.DataFrame, method: str) -> dict:
+    """paper -> {subset: games}: the games each fold chose, as a fold calibration's rows (``pinned``) record them."""
+    from .reselection import selections_from_rows
+
+    return selections_from_rows(pinned[pinned["kind"].notna()].to_dict("records"), folds_only=method == "formula")
+
+
+def _pinned_calibration(dataset, name: str) -> pd.DataFrame:
+    import json
+
+    from ...data.loading import read_table
+
+    parts = split_name(name)
+    if parts is None:
+        raise InputError(f"calibration/{name}.csv: not a calibration name (<version>[.<method>][.<edition>])")
+    schema = json.loads((dataset.root / SCHEMAS[parts[1]]).read_text(encoding="utf-8"))
+    return read_table(dataset.root / "calibration" / f"{name}.csv", schema)
+
+
+def selection_mismatches(dataset, name: str, searched: dict | None = None) -> list[str]:
+    """A fold calibration's recorded games against the games each fold's staged search chooses, rerun now
+    (``searched``: as for :func:`calibration_mismatches`). :func:`calibration_mismatches` with ``search`` includes
+    these; a caller may instead ask for them last, when the searches it started beside other work are done."""
+    from .reselection import fold_selections, search_version
+
+    version, method, _ = split_name(name)
+    recorded = _recorded_selections(_pinned_calibration(dataset, name), method)
+    searched = {} if searched is None else searched
+    key = search_version(dataset, version)
+    if key not in searched:
+        searched[key] = fold_selections(dataset, version)
+    if hasattr(searched[key], "result"):  # a future: wait for it
+        searched[key] = searched[key].result()
+    problems = []
+    for paper, chosen in sorted(searched[key].items()):
+        if paper not in recorded:
+            continue
+        for subset, games in recorded[paper].items():
+            if subset in chosen and tuple(chosen[subset]) != tuple(games):
+                problems.append(f"{name} {subset} without {paper!r}: the search chooses "
+                                f"{' '.join(chosen[subset])}, pinned {' '.join(games)}")
+    return problems
+
+
 def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = False,
                            searched: dict | None = None, agents=None, reads=None) -> tuple[int, list[str]]:
     """(rows compared, mismatches) between calibration/<name>.csv (``<version>[.<method>][.<edition>]``) and the
@@ -243,37 +287,15 @@ def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = 
     versions that share a search set search once; a value may be a future of them, started earlier by the caller
     so that the searches run beside other work; ``agents``: ``agent_scores(dataset)``, when the caller has it;
     ``reads``: a :class:`~atari5_spec.method.pinned_reads.PinnedReads`, the versions' tables read once)."""
-    import json
-
-    from ...data.loading import read_table
     from . import version_errors
 
-    parts = split_name(name)
-    if parts is None:
-        raise InputError(f"calibration/{name}.csv: not a calibration name (<version>[.<method>][.<edition>])")
-    version, method, _ = parts
-    schema = json.loads((dataset.root / SCHEMAS[method]).read_text(encoding="utf-8"))
-    pinned = read_table(dataset.root / "calibration" / f"{name}.csv", schema)
-    problems = []
+    pinned = _pinned_calibration(dataset, name)           # refuses a name that is not a calibration's
+    version, method, _ = split_name(name)
+    problems = selection_mismatches(dataset, name, searched) if search and method in FOLD_METHODS else []
     if method in FOLD_METHODS:
-        from .reselection import fold_selections, reselected_errors, search_version, selections_from_rows
+        from .reselection import reselected_errors
 
-        recorded = selections_from_rows(pinned[pinned["kind"].notna()].to_dict("records"),
-                                        folds_only=method == "formula")
-        if search:
-            searched = {} if searched is None else searched
-            key = search_version(dataset, version)
-            if key not in searched:
-                searched[key] = fold_selections(dataset, version)
-            if hasattr(searched[key], "result"):  # a future: wait for it
-                searched[key] = searched[key].result()
-            for paper, chosen in sorted(searched[key].items()):
-                if paper not in recorded:
-                    continue
-                for subset, games in recorded[paper].items():
-                    if subset in chosen and tuple(chosen[subset]) != tuple(games):
-                        problems.append(f"{name} {subset} without {paper!r}: the search chooses "
-                                        f"{' '.join(chosen[subset])}, pinned {' '.join(games)}")
+        recorded = _recorded_selections(pinned, method)
         errors = reselected_errors(dataset, version, recorded, agents, by_formula=FORMULA_KINDS.get(method, ()),
                                    reads=reads)
     else:
