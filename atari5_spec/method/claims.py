@@ -40,8 +40,9 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 if TYPE_CHECKING:  # imported where used: ``score`` starts without numpy until it needs it
     import numpy as np
 
-__all__ = ["conformal_quantile", "pool_quantiles", "Evidence", "SubsetClaim", "evidence", "subset_claim", "clopper_pearson", "FACTORS", "target_for",
-           "loso_half_widths", "supported", "claim_details", "ClaimDetails", "ClaimRows", "claim_rows"]
+__all__ = ["conformal_quantile", "pool_quantiles", "Evidence", "SubsetClaim", "evidence", "subset_claim",
+           "clopper_pearson", "FACTORS", "target_for", "loso_half_widths", "supported", "claim_details",
+           "ClaimDetails", "ClaimRows", "claim_rows"]
 
 FACTORS = (1.1, 1.25, 1.5, 2.0)  # widening factors tried, smallest first (fixed before any error was looked at)
 

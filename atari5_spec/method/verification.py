@@ -240,8 +240,9 @@ def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress
     from .search import staged_search
 
     X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
+    # bounded: the exhaustive search's choices (tests/test_search_bound.py) at a third of its cost
     found = staged_search(X, y, excluded=tuple(content["method"]["search"]["excluded_games"]), progress=progress,
-                          bounded=True)  # the exhaustive search's choices (tests/test_search_bound.py), at a third of the cost
+                          bounded=True)
     mismatches = []
     for subset, model in found.items():
         expected = content["subsets"].get(subset)
