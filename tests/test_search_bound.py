@@ -81,16 +81,23 @@ def test_bounded_search_chooses_what_brute_force_chooses(seed, path):
                                                                                              (0, 1))
 
 
-def test_bounded_search_rules_out_most_subsets(monkeypatch):
-    X, y = synthetic(seed=70, n_games=16)
-    exhaustive = search.best_subset(X, y, range(16), 5)
-    cross_validated = []
+@pytest.fixture
+def cross_validated(monkeypatch):
+    """The sizes of the batches ``bounded_best`` cross-validates (``selection.evaluate_subsets`` calls), in order."""
+    sizes = []
     real = selection.evaluate_subsets
 
     def counting(X, y, subsets, *args, **kwargs):
-        cross_validated.append(len(subsets))
+        sizes.append(len(subsets))
         return real(X, y, subsets, *args, **kwargs)
     monkeypatch.setattr(selection, "evaluate_subsets", counting)
+    return sizes
+
+
+def test_bounded_search_rules_out_most_subsets(cross_validated):
+    X, y = synthetic(seed=70, n_games=16)
+    exhaustive = search.best_subset(X, y, range(16), 5)
+    cross_validated.clear()                                          # only the bounded search's batches count
     assert selection.bounded_best(X, y, range(16), 5) == exhaustive
     assert sum(cross_validated) < math.comb(16, 5) / 8          # of 4,368 subsets, a few hundred cross-validated
 
@@ -142,21 +149,15 @@ def test_the_lowest_bounds_are_taken_in_order_of_value_then_index_whatever_the_s
         assert np.array_equal(selection._lowest(case, count), expected)
 
 
-def test_a_walk_whose_first_256_subsets_are_all_inadmissible_takes_more_and_still_chooses_the_best(monkeypatch):
+def test_a_walk_whose_first_256_subsets_are_all_inadmissible_takes_more_and_still_chooses_the_best(
+        cross_validated):
     rng = np.random.default_rng(12)
     X = rng.normal(3, 1, (80, 17))
     X[:, 1:14] -= 3
     # y falls with games 1-13 (any subset with one of them needs a negative weight: the best fits do) and rises
     # with 0 and 14-16 (only their subsets are admissible)
     y = -3 * X[:, 1:14].sum(axis=1) + X[:, [0, 14, 15, 16]].sum(axis=1) + rng.normal(0, 0.1, 80)
-    rounds = []
-    real = selection.evaluate_subsets
-
-    def counting(X, y, subsets, *args, **kwargs):
-        rounds.append(len(subsets))
-        return real(X, y, subsets, *args, **kwargs)
-    monkeypatch.setattr(selection, "evaluate_subsets", counting)
     chosen = selection.bounded_best(X, y, range(17), 3)
-    assert rounds[:2] == [256, math.comb(17, 3) - 256]              # the first round set no ceiling
+    assert cross_validated[:2] == [256, math.comb(17, 3) - 256]     # the first round set no ceiling
     assert set(chosen) <= {0, 14, 15, 16}
     assert chosen == brute_force_best(X, y, range(17), 3)
