@@ -100,8 +100,7 @@ def test_a_fold_search_that_chooses_other_games_fails_its_calibration_in_the_rep
     from atari5_spec.method.evaluation import pinning, reselection
 
     dataset = load()
-    recorded = pinning._recorded_selections(pinning._pinned_calibration(dataset, "paper-2023.reselected"),
-                                            "reselected")
+    recorded = pinning.recorded_selections(dataset, "paper-2023.reselected")
     paper = sorted(recorded)[0]
     chosen = {p: dict(subsets) for p, subsets in recorded.items()}
     games = list(chosen[paper]["Atari-5"])

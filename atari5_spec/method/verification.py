@@ -202,10 +202,14 @@ def check_calibration(dataset, name: str, search: bool = False, searched: dict |
 
 def with_fold_searches(check: Check, dataset, name: str, searched: dict) -> Check:
     """``check`` (a fold calibration's, made without its searches) with the searches' mismatches first, as
-    :func:`check_calibration` with ``search`` lists them; waits for the searches when ``searched`` holds futures."""
-    from .evaluation.pinning import selection_mismatches
+    :func:`check_calibration` with ``search`` lists them; waits for the searches when ``searched`` holds futures.
+    The calibration's recorded games are read from its file again (a small file; the check was made long before)."""
+    from .calibration import split_name
+    from .evaluation.pinning import recorded_selections, searched_selections, selection_mismatches
 
-    return check._replace(mismatches=selection_mismatches(dataset, name, searched) + check.mismatches)
+    chosen = searched_selections(dataset, split_name(name)[0], searched)
+    return check._replace(mismatches=selection_mismatches(name, recorded_selections(dataset, name), chosen)
+                          + check.mismatches)
 
 
 def interval_table_checks(root: Path, executor) -> dict:
@@ -341,7 +345,7 @@ def _checks(root: Path, dataset, search: bool, validate: bool, structure, search
             for calibration in pinned_calibration_names(root, name):  # every method, every edition
                 if search and split_name(calibration)[1] in FOLD_METHODS:
                     searched_last[len(checks)] = calibration
-                checks.append(check_calibration(dataset, calibration, False, None, agents, reads))
+                checks.append(check_calibration(dataset, calibration, search=False, agents=agents, reads=reads))
                 checks.append(tables[calibration].result() if calibration in tables
                               else check_interval_table(root, calibration))
             if search and pinned["content"].get("reproduces") == "paper":

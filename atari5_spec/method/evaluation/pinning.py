@@ -253,28 +253,34 @@ def _pinned_calibration(dataset, name: str) -> pd.DataFrame:
     return read_table(dataset.root / "calibration" / f"{name}.csv", schema)
 
 
-def selection_mismatches(dataset, name: str, searched: dict | None = None) -> list[str]:
-    """A fold calibration's recorded games against the games each fold's staged search chooses, rerun now
-    (``searched``: as for :func:`calibration_mismatches`). :func:`calibration_mismatches` with ``search`` includes
-    these; a caller may instead ask for them last, when the searches it started beside other work are done."""
+def recorded_selections(dataset, name: str) -> dict:
+    """The games each fold chose, as the fold calibration ``name``'s file records them (read from it)."""
+    return _recorded_selections(_pinned_calibration(dataset, name), split_name(name)[1])
+
+
+def searched_selections(dataset, version: str, searched: dict | None = None) -> dict:
+    """paper -> {subset: games}: what each fold's staged search chooses on ``version``'s search set, rerun now
+    (``searched``: as for :func:`calibration_mismatches`; a future in it is waited for)."""
     from .reselection import fold_selections, search_version
 
-    version, method, _ = split_name(name)
-    recorded = _recorded_selections(_pinned_calibration(dataset, name), method)
     searched = {} if searched is None else searched
     key = search_version(dataset, version)
     if key not in searched:
         searched[key] = fold_selections(dataset, version)
     if hasattr(searched[key], "result"):  # a future: wait for it
         searched[key] = searched[key].result()
+    return searched[key]
+
+
+def selection_mismatches(name: str, recorded: dict, chosen: dict) -> list[str]:
+    """The fold calibration ``name``'s recorded games (:func:`recorded_selections`) against the games the searches
+    choose (:func:`searched_selections`), one line per difference."""
     problems = []
-    for paper, chosen in sorted(searched[key].items()):
-        if paper not in recorded:
-            continue
-        for subset, games in recorded[paper].items():
-            if subset in chosen and tuple(chosen[subset]) != tuple(games):
+    for paper, games_of in sorted(chosen.items()):
+        for subset, games in recorded.get(paper, {}).items():
+            if subset in games_of and tuple(games_of[subset]) != tuple(games):
                 problems.append(f"{name} {subset} without {paper!r}: the search chooses "
-                                f"{' '.join(chosen[subset])}, pinned {' '.join(games)}")
+                                f"{' '.join(games_of[subset])}, pinned {' '.join(games)}")
     return problems
 
 
@@ -291,11 +297,13 @@ def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = 
 
     pinned = _pinned_calibration(dataset, name)           # refuses a name that is not a calibration's
     version, method, _ = split_name(name)
-    problems = selection_mismatches(dataset, name, searched) if search and method in FOLD_METHODS else []
+    problems = []
     if method in FOLD_METHODS:
         from .reselection import reselected_errors
 
         recorded = _recorded_selections(pinned, method)
+        if search:
+            problems += selection_mismatches(name, recorded, searched_selections(dataset, version, searched))
         errors = reselected_errors(dataset, version, recorded, agents, by_formula=FORMULA_KINDS.get(method, ()),
                                    reads=reads)
     else:
