@@ -156,3 +156,37 @@ def test_background_work_is_forked_only_from_a_single_threaded_process(package_c
     finally:
         release.set()
         other.join()
+
+
+def test_worker_pools_fork_only_from_a_single_threaded_process():
+    """verify's workers: forked at once while one thread runs (they inherit the imports), else spawned."""
+    import subprocess
+    import sys
+    import threading
+
+    from atari5_spec.data.processes import forked_pool, worker_pool
+
+    # a fresh interpreter with one thread: every worker is forked before the pool's thread starts, and a module
+    # imported before the fork is there in the workers without being imported again
+    single_threaded = ("import json; from atari5_spec.data.processes import worker_pool\n"
+                       "import atari5_spec.method.search.kernels\n"
+                       "pool = worker_pool(2)\n"
+                       "method = pool._mp_context.get_start_method()\n"
+                       "pids = {p.pid for p in pool._processes.values()}\n"
+                       "inherited = pool.submit(eval, \"'atari5_spec.method.search.kernels' in __import__('sys').modules\").result()\n"
+                       "print(json.dumps([method, len(pids), inherited]))\n"
+                       "pool.shutdown()")
+    out = subprocess.run([sys.executable, "-c", single_threaded], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == '["fork", 2, true]'
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        # a fork would copy the locks the waiting thread may hold: spawned (or, for in_background, inline)
+        assert forked_pool(1) is None
+        with worker_pool(1) as pool:
+            assert pool._mp_context.get_start_method() == "spawn"
+            assert pool.submit(abs, -3).result() == 3
+    finally:
+        release.set()
+        other.join()

@@ -6,17 +6,21 @@ is the pools' ``initializer``: on Linux it asks the kernel to send the worker
 SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``); everywhere it also
 starts a daemon thread that polls the parent's process id once a second and
 ends the worker when the parent is gone (re-parented workers see another id).
+
+:func:`worker_pool` is every pool's start: forked when that is safe (no
+imports to repeat: about half a second of CPU per worker), else spawned.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 
-__all__ = ["end_with_parent"]
+__all__ = ["end_with_parent", "forked_pool", "worker_pool"]
 
 PR_SET_PDEATHSIG = 1
 POLL_SECONDS = 1.0
@@ -47,3 +51,31 @@ def end_with_parent(parent: int) -> None:
     if os.getppid() != parent:  # the parent died before the request above took effect
         os._exit(1)
     threading.Thread(target=_watch, args=(parent,), daemon=True, name="end-with-parent").start()
+
+
+def forked_pool(count: int):
+    """A ``ProcessPoolExecutor`` of ``count`` workers forked now, ending with this process; None where a fork is
+    not safe or not available.
+
+    A fork copies the locks another thread may hold (a logger's, the import lock) and the child could wait on
+    them forever: so only while this process runs one Python thread, and every worker is forked before the
+    pool's own manager thread starts (the first submit forks them all, then starts it; later tasks reuse them).
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"),
+                               initializer=end_with_parent, initargs=(os.getpid(),))
+    pool.submit(int)  # fork every worker now, while this process is single-threaded
+    return pool
+
+
+def worker_pool(count: int):
+    """A ``ProcessPoolExecutor`` of ``count`` workers ending with this process: forked now where
+    :func:`forked_pool` can, else spawned (a fresh interpreter: safe beside threads, slower to start; the
+    caller's main module is imported again, so an unguarded script must not reach this)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return forked_pool(count) or ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn"),
+                                                     initializer=end_with_parent, initargs=(os.getpid(),))

@@ -571,25 +571,16 @@ def in_background(function, *args):
 
     Frictionless checks rows in pure Python; running it beside the pandas work
     uses the second core. The process is forked (no imports to repeat), and only
-    when this process runs one Python thread: a fork copies the locks another
-    thread may hold (a logger's, the import lock) and the child could wait on
-    them forever. Otherwise, and where fork is unavailable, it runs inline (a
-    spawned process would import the caller's main module again, running an
-    unguarded script's code twice).
+    where that is safe (:func:`.processes.forked_pool`: this process runs one
+    Python thread). Otherwise it runs inline (a spawned process would import the
+    caller's main module again, running an unguarded script's code twice).
     """
-    import multiprocessing
-    import threading
-    from concurrent.futures import ProcessPoolExecutor
+    from .processes import forked_pool
 
-    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+    pool = forked_pool(1)  # ends with a killed parent
+    if pool is None:
         result = function(*args)
         return lambda: result
-    import os
-
-    from .processes import end_with_parent
-
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"),
-                               initializer=end_with_parent, initargs=(os.getpid(),))  # ends with a killed parent
     future = pool.submit(function, *args)
 
     def wait():

@@ -33,6 +33,7 @@ import yaml
 
 from ..data.writing import frame_csv_text
 from . import fitting, training
+from .pinned import read_yaml
 
 __all__ = ["FittedVersion", "fit_version", "version_tables", "write_version", "read_version_tables",
            "read_index", "DQN7", "PAPER_VERSION", "METHOD", "manifest"]
@@ -182,7 +183,7 @@ def write_version(coefficients_dir: Path, name: str, fitted: FittedVersion, cont
 
 
 def read_index(coefficients_dir: Path) -> dict:
-    return yaml.safe_load((Path(coefficients_dir) / "index.yaml").read_text(encoding="utf-8"))
+    return read_yaml(Path(coefficients_dir) / "index.yaml")
 
 
 def read_version_tables(coefficients_dir: Path, name: str) -> tuple[dict, dict[str, pd.DataFrame]]:
@@ -194,7 +195,7 @@ def read_version_tables(coefficients_dir: Path, name: str) -> tuple[dict, dict[s
     if not (directory / "manifest.yaml").is_file():
         known = ", ".join(read_index(coefficients_dir).get("versions", []))
         raise FileNotFoundError(f"no coefficient version {name!r} (known: {known})")
-    content = yaml.safe_load((directory / "manifest.yaml").read_text(encoding="utf-8"))
+    content = read_yaml(directory / "manifest.yaml")
     # Typed by each file's Table Schema and parsed exactly as written: pinned numbers come back bit for bit.
     from ..data.loading import read_table
 

@@ -283,36 +283,32 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
     breaks its file's hash), so that the report names what no longer reproduces.
     """
     from ..data.loading import load
-    from ..data.validation import frictionless_problems, in_background
+    from ..data.processes import worker_pool
+    from ..data.validation import frictionless_problems
+    from .evaluation import reselection  # noqa: F401  the fold searches' code, imported before the workers fork
+    from .search import shared_bounds, staged  # noqa: F401  (they inherit it: half a second of CPU each)
 
     root = package_root(path)
-    structure = in_background(frictionless_problems, root) if validate else None
-    try:
-        dataset = load(root)
-    except ValueError:
-        dataset = None  # validation below says which cells do not parse
-    with ThreadPoolExecutor(max_workers=1) as waiter, _worker() as worker:
-        # the fold searches (most of verify's CPU, on their own processes) start now and run beside every check;
-        # without them the interval tables do, on one worker process (beside the searches, which keep both cores
-        # busy, a third process did not pay: measured in benchmarks/bench_verify.py, CHANGELOG issue 33 item 5)
-        searched = fold_searches(dataset, waiter) if search and dataset is not None else {}
-        tables = interval_table_checks(root, worker) if dataset is not None and not searched else {}
+    # The workers are forked first, while this process runs one thread (else spawned): Frictionless's row checks,
+    # then the fold searches (most of verify's CPU; the thread only waits for them) or, without them, the interval
+    # tables, run there beside every other check (a third process beside the searches did not pay: measured in
+    # benchmarks/bench_verify.py, CHANGELOG issue 33 item 5).
+    with worker_pool(2 if search else 1) as workers, ThreadPoolExecutor(max_workers=1) as waiter:
+        structure = workers.submit(frictionless_problems, root).result if validate else None
+        try:
+            dataset = load(root)
+        except ValueError:
+            dataset = None  # validation below says which cells do not parse
+        searched = fold_searches(dataset, waiter, workers) if search and dataset is not None else {}
+        tables = interval_table_checks(root, workers) if dataset is not None and not searched else {}
         checks = _checks(root, dataset, search, validate, structure, searched, progress, tables)
     return checks
 
 
-def _worker():
-    """One worker process (spawned, not forked: this process holds threads), ended with the block."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-
-
-def fold_searches(dataset, executor) -> dict:
+def fold_searches(dataset, waiter, workers) -> dict:
     """search version -> future of its fold selections (``reselection.fold_selections``), one per search set that a
-    pinned reselected or formula calibration needs, started on ``executor`` (each search runs on up to two processes
-    of its own; the thread only waits for them)."""
+    pinned reselected or formula calibration needs, started on ``waiter`` (a thread that waits for them) and run on
+    ``workers`` (a process pool)."""
     from .evaluation.pinning import FOLD_METHODS, pinned_calibration_names
     from .evaluation.reselection import fold_selections, search_version
     from .calibration import split_name
@@ -321,7 +317,7 @@ def fold_searches(dataset, executor) -> dict:
     for name in coef.read_index(dataset.root / "coefficients")["versions"]:
         if any(split_name(c)[1] in FOLD_METHODS for c in pinned_calibration_names(dataset.root, name)):
             keys.append(search_version(dataset, name))
-    return {key: executor.submit(fold_selections, dataset, key) for key in dict.fromkeys(keys)}
+    return {key: waiter.submit(fold_selections, dataset, key, executor=workers) for key in dict.fromkeys(keys)}
 
 
 def _checks(root: Path, dataset, search: bool, validate: bool, structure, searched: dict, progress,

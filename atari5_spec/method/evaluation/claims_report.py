@@ -122,13 +122,11 @@ def fold_stability(root: Path, version: str) -> dict[str, tuple[int, int]]:
     """subset -> (folds whose search chose the pinned games again, folds): over the papers of the version's
     training agents, for a version whose games its own search chose (its manifest reproduces the paper); {}
     otherwise (a refit's folds are its search set's, reported there)."""
-    import yaml
-
     from ...data.paths import package_file
-    from ..pinned import load_coefficient_set
+    from ..pinned import load_coefficient_set, read_yaml
 
     directory = package_file(Path(root) / "coefficients", version, "the coefficient version")
-    if yaml.safe_load((directory / "manifest.yaml").read_text(encoding="utf-8")).get("reproduces") != "paper":
+    if read_yaml(directory / "manifest.yaml").get("reproduces") != "paper":
         return {}
     calibration = read_calibration(directory, "reselected")
     if calibration is None:

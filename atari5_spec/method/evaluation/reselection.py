@@ -51,12 +51,11 @@ Selections = Mapping[str, Mapping[str, tuple[str, ...]]]  # paper -> subset -> g
 
 
 def _manifest(dataset, version: str) -> dict:
-    import yaml
-
     from ...data.paths import package_file
+    from ..pinned import read_yaml
 
     directory = package_file(dataset.root / "coefficients", version, "the coefficient version")
-    return yaml.safe_load((directory / "manifest.yaml").read_text(encoding="utf-8"))
+    return read_yaml(directory / "manifest.yaml")
 
 
 def search_version(dataset, version: str) -> str:
@@ -80,9 +79,11 @@ def _matrix(dataset, version: str, reads=None):
 
 
 def fold_selections(dataset, version: str, papers=None, progress: Callable | None = None,
-                    processes: int | None = None, bounded: bool = True, shared: bool = True) -> dict:
+                    processes: int | None = None, bounded: bool = True, shared: bool = True,
+                    executor=None) -> dict:
     """paper -> {subset: games}: the staged search rerun on the search set without each paper (``papers``: only
-    these; default every paper of the search set), on ``processes`` local processes (default: up to two).
+    these; default every paper of the search set), on ``executor`` (a process pool of the caller's) or on
+    ``processes`` local processes (default: up to two).
 
     Each fold's search is ``staged_search(..., bounded=True)``: the same choices as the exhaustive search (a
     subset is left out only when a lower bound of its CV MSE proves it cannot be chosen), at about a third
@@ -106,7 +107,7 @@ def fold_selections(dataset, version: str, papers=None, progress: Callable | Non
         if progress is not None:
             progress(done, len(chosen))
     processes = min(2, os.cpu_count() or 1) if processes is None else processes
-    found = map_tasks(_group_search, tasks, processes=processes, on_done=finished)
+    found = map_tasks(_group_search, tasks, processes=processes, on_done=finished, executor=executor)
     by_paper = {name: selection for group, selections in zip(groups, found)
                 for name, selection in zip(group, selections)}
     return {name: by_paper[name] for name in chosen}

@@ -20,9 +20,10 @@ OnDone = Callable[[int, Any], None]
 
 
 def map_tasks(function: Callable, tasks: Sequence, *, scheduler: Any = None, processes: int = 0,
-              on_done: OnDone | None = None, keep_results: bool = True) -> list:
+              on_done: OnDone | None = None, keep_results: bool = True, executor: Any = None) -> list:
     """``[function(task) for task in tasks]``, on a Dask cluster (``scheduler``: an address such as
-    tcp://host:8786, or a ``distributed.Client``), else on ``processes`` local processes (0 or 1: here).
+    tcp://host:8786, or a ``distributed.Client``), else on ``executor`` (a process pool the caller started and
+    ends, e.g. ``data.processes.worker_pool``), else on ``processes`` local processes (0 or 1: here).
 
     ``on_done(index, result)`` is called in this process as each task finishes (for progress bars
     and checkpoints), in completion order. With ``keep_results=False`` results are only handed to
@@ -39,6 +40,9 @@ def map_tasks(function: Callable, tasks: Sequence, *, scheduler: Any = None, pro
             results[index] = result
         if on_done is not None:
             on_done(index, result)
+    if executor is not None:
+        _on_pool(executor, function, tasks, store)
+        return results
     if processes <= 1 or len(tasks) <= 1:
         for index, task in enumerate(tasks):
             store(index, function(task))
@@ -47,11 +51,16 @@ def map_tasks(function: Callable, tasks: Sequence, *, scheduler: Any = None, pro
     # Workers end with this process, even when it is killed (SIGKILL never lets it tell them).
     with ProcessPoolExecutor(min(processes, len(tasks)), mp_context=multiprocessing.get_context("spawn"),
                              initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
-        futures = {pool.submit(function, task): index for index, task in enumerate(tasks)}
-        for future in as_completed(futures):
-            store(futures[future], future.result())
-            del future
+        _on_pool(pool, function, tasks, store)
     return results
+
+
+def _on_pool(pool, function: Callable, tasks: list, store: Callable) -> None:
+    """Every task on ``pool``, each result stored as it comes (``store(index, result)``)."""
+    futures = {pool.submit(function, task): index for index, task in enumerate(tasks)}
+    for future in as_completed(futures):
+        store(futures[future], future.result())
+        del future
 
 
 def dask_client(scheduler: Any):
