@@ -94,19 +94,20 @@ def loso_errors(X: pd.DataFrame, y: pd.Series, info: pd.DataFrame, subset: str, 
     usable = extra_phi.notna().all(axis=1).to_numpy()
     extra_phi, extra_info = extra_phi[usable], extra_info[usable]
     extra_paper = extra_info["paper"].astype(str)
-    log_est = pd.Series(np.nan, index=Xc.index)
-    extra_est = pd.Series(np.nan, index=extra_phi.index)
-    for name in sorted(set(paper) | set(extra_paper)):
-        held = (paper == name).to_numpy()
+    Xn, yn, extra_n = Xc.to_numpy(), yc.to_numpy(), extra_phi.to_numpy()
+    papers, extra_papers = paper.to_numpy(), extra_paper.to_numpy()
+    log_est, extra_est = np.full(len(Xn), np.nan), np.full(len(extra_n), np.nan)
+    for name in sorted(set(papers) | set(extra_papers)):
+        held = papers == name
         if held.all():
             continue
-        weights = fit_no_intercept(Xc.to_numpy()[~held], yc.to_numpy()[~held])
-        log_est[held] = log_estimate(Xc.to_numpy()[held], weights)
-        mine = (extra_paper == name).to_numpy()
-        extra_est[mine] = log_estimate(extra_phi.to_numpy()[mine], weights)
-    rows = _rows(subset, info.loc[Xc.index], "leave-one-paper-out", log_est.to_numpy(), yc.to_numpy())
+        weights = fit_no_intercept(Xn[~held], yn[~held])
+        log_est[held] = log_estimate(Xn[held], weights)
+        mine = extra_papers == name
+        extra_est[mine] = log_estimate(extra_n[mine], weights)
+    rows = _rows(subset, info.loc[Xc.index], "leave-one-paper-out", log_est, yn)
     if len(extra_phi):
-        rows = pd.concat([rows, _rows(subset, extra_info, "leave-one-paper-out", extra_est.to_numpy(),
+        rows = pd.concat([rows, _rows(subset, extra_info, "leave-one-paper-out", extra_est,
                                       log_transform(extra_info["true_median"].to_numpy()))], ignore_index=True)
     return rows
 
