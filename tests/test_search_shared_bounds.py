@@ -61,6 +61,29 @@ def test_a_groups_bound_is_below_each_folds_own_bound_and_its_cv_mse(k, path):
                 assert value <= reference_mse(X[keep], y[keep], subset) * (1 + 1e-12)
 
 
+def test_a_folds_bound_is_the_groups_rss_over_its_row_count_by_the_plain_formula():
+    """``fold_bound`` multiplies by a factor per row count (``fold_factors``): the same numbers as dividing each
+    subset's RSS by K ceil((n + e) / K), NaN exactly where the plain rule does not trust it (too few rows per
+    column, an RSS that is not finite and at least 0)."""
+    X, y = synthetic(seed=71, n_games=10)
+    codes = papers_of(len(y), seed=3)
+    group = paper_groups(codes, sorted(set(codes)), max_rows=8)[0]
+    in_group = np.isin(codes, group)
+    shared = group_bound(X, y, ~in_group, range(X.shape[1]), 3)
+    rss = shared.cv_mse.copy()
+    rss[:5] = [np.inf, -1e-18, np.nan, 0.0, 2.5]                    # what a near-singular or perfect fit can give
+    n = shared.n_rows.astype(float)
+    n[5] = 2 * 3 - 1                                                 # one subset with too few rows
+    scores = shared._replace(cv_mse=np.where((rss >= 0) & np.isfinite(rss), rss, np.nan), n_rows=n.astype(np.int32))
+    for extra in (0, 1, 7):
+        plain = rss / (fitting.N_SPLITS * np.ceil((n + extra) / fitting.N_SPLITS))
+        trusted = np.isfinite(plain) & (plain >= 0) & (n >= 2 * 3)
+        bound = fold_bound(scores, extra, 3).cv_mse
+        assert np.array_equal(np.isnan(bound), ~trusted)
+        np.testing.assert_allclose(bound[trusted], plain[trusted], rtol=1e-15, atol=0)
+    assert np.isnan(shared.cv_mse).sum() < len(shared.cv_mse) // 10   # and the group's RSS is mostly trusted
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_every_fold_chooses_with_the_shared_bound_what_brute_force_chooses(seed, path):
     X, y = synthetic(seed=90 + seed, n_games=11)
