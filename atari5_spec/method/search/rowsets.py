@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from ..fitting import kfold_test_folds
-from .kernels import _held_out_sse, _sweep_first, _Triangle, _upper_pairs
+from .kernels import _held_out_sse, _sweep_leading, _Triangle, _upper_pairs
 
 # Arrays processed in one numpy call are kept around this many elements so
 # that the working set stays in the CPU cache.
@@ -94,9 +94,7 @@ class _RowSets:
         counts = masks.sum(axis=1)
         S, T, grams, weights = self._tables(masks, counts)
         for i in range(len(masks)):
-            S_root, T_root = S[i], T[i]
-            for _ in range(self.n_always):
-                S_root, T_root = _sweep_first(S_root, T_root)
+            S_root, T_root = _sweep_leading(S[i], T[i], self.n_always) if self.n_always else (S[i], T[i])
             self.S_roots.append(S_root)
             self.T_roots.append(T_root)
             self.grams.append(grams[i])
