@@ -59,17 +59,12 @@ def paper_groups(papers: np.ndarray, chosen: Sequence[str], max_rows: int = GROU
 def group_bound(X: np.ndarray, y: np.ndarray, keep: np.ndarray, pool: Sequence[int], k: int,
                 always: Sequence[int] = (), n_splits: int = N_SPLITS, seed: int = SEED,
                 n_threads: int | None = None) -> SubsetScores:
-    """Every k-subset of ``pool`` with its in-sample RSS (``cv_mse`` holds it) and complete-row count on the rows
-    ``keep`` (a boolean mask: the rows without the group). The RSS is NaN where the sweeps did not give a finite
-    RSS >= 0 (a near-singular fit): no fold can trust it, so each fold's bound is NaN there."""
+    """Every k-subset of ``pool`` with its RSS bound RSS_g / (K ceil(n_g / K)) (``cv_mse`` holds it) and its
+    complete-row count n_g on the rows ``keep`` (a boolean mask: the rows without the group). NaN where the sweeps
+    did not give a finite RSS >= 0 (a near-singular fit): no fold can trust it, so each fold's bound is NaN there."""
     X, y = np.asarray(X, float)[keep], np.asarray(y, float)[keep]
     bound = evaluate_all_subsets(X, y, pool, k, always, n_splits, seed, n_threads=n_threads, lower_bound="rss")
-    # millions of subsets but few row counts: per-count factors, taken by count, in place (each temporary
-    # array of that length costs as much as the arithmetic)
-    counts = np.arange(len(y) + 1)
-    rss = bound.cv_mse
-    rss *= (n_splits * -(-counts // n_splits)).astype(float).take(bound.n_rows)
-    np.putmask(rss, ~((rss >= 0) & (rss <= np.finfo(float).max)), np.nan)
+    np.putmask(bound.cv_mse, ~((bound.cv_mse >= 0) & (bound.cv_mse <= np.finfo(float).max)), np.nan)
     return bound
 
 
@@ -77,17 +72,19 @@ def fold_bound(group: SubsetScores, extra_rows: int, n_columns: int, n_splits: i
     """The lower bound of every subset's CV MSE in one fold of the group: ``group`` from :func:`group_bound`,
     ``extra_rows`` the rows the fold has beyond the group's (its group's other papers' rows), ``n_columns`` the
     columns each fit has (k plus the always games). NaN where the group's bound is not trusted."""
+    # millions of subsets but few row counts: one factor per count, taken by count (each temporary array of
+    # that length costs as much as the arithmetic)
     factors = fold_factors(int(group.n_rows.max(initial=0)), extra_rows, n_columns, n_splits)
     bound = factors.take(group.n_rows)
-    bound *= group.cv_mse              # NaN where the factor or the RSS is: a finite factor is positive
+    bound *= group.cv_mse              # NaN where the factor or the group's bound is: a finite factor is positive
     return group._replace(cv_mse=bound)
 
 
 def fold_factors(max_rows: int, extra_rows: int, n_columns: int, n_splits: int = N_SPLITS) -> np.ndarray:
-    """By a subset's complete-row count n on the group's rows (0..max_rows), what its RSS there is multiplied by
-    to bound its CV MSE in the fold: 1 / (K ceil((n + extra_rows) / K)), NaN below ``MIN_ROWS_PER_COLUMN`` rows per
-    fitted column."""
+    """By a subset's complete-row count n on the group's rows (0..max_rows), what its group bound is multiplied by
+    to bound its CV MSE in the fold: (K ceil(n / K)) / (K ceil((n + extra_rows) / K)), which turns RSS_g over the
+    first into RSS_g over the second; NaN below ``MIN_ROWS_PER_COLUMN`` rows per fitted column."""
     factors = np.full(max_rows + 1, np.nan)
     trusted = np.arange(max(MIN_ROWS_PER_COLUMN * n_columns, 1), max_rows + 1)
-    factors[trusted] = 1.0 / (n_splits * -(-(trusted + extra_rows) // n_splits))
+    factors[trusted] = -(-trusted // n_splits) / -(-(trusted + extra_rows) // n_splits)
     return factors
