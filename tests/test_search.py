@@ -74,6 +74,23 @@ def test_every_subset_matches_the_reference(k, always, path):
         assert n == (~np.isnan(X[:, columns]).any(axis=1)).sum()
 
 
+@pytest.mark.parametrize("d, folds", [(1, 10), (3, 10), (5, 10), (5, 1)])
+def test_sweeping_the_leading_columns_at_once_is_sweeping_them_one_by_one(d, folds):
+    from atari5_spec.method.search.kernels import _sweep_first, _sweep_leading
+    rng = np.random.default_rng(d * 10 + folds)
+    Z = rng.normal(1, 1, (60, 12))
+    fold = rng.integers(0, folds, 60)
+    T = np.stack([Z[fold == f].T @ Z[fold == f] for f in range(folds)], axis=-1)
+    S = (Z.T @ Z)[..., None] - T if folds > 1 else T.copy()
+    S_one, T_one = S, T
+    for _ in range(d):
+        S_one, T_one = _sweep_first(S_one, T_one)
+    S_all, T_all = _sweep_leading(S, T, d)
+    assert S_all.flags.c_contiguous and T_all.flags.c_contiguous
+    np.testing.assert_allclose(S_all, S_one, rtol=1e-12, atol=1e-12 * np.abs(S_one).max())
+    np.testing.assert_allclose(T_all, T_one, rtol=1e-12, atol=1e-12 * np.abs(T_one).max())
+
+
 def test_reference_matches_sklearn_on_a_sample():
     pytest.importorskip("sklearn")
     from sklearn.linear_model import LinearRegression

@@ -67,6 +67,28 @@ def test_the_leverage_bound_lies_between_the_rss_bound_and_every_cv_mse(k, alway
     assert tighter > len(leverage.cv_mse) // 2        # strictly tighter for most subsets, not just equal
 
 
+@pytest.mark.parametrize("n_always, n_rows", [(0, 37), (2, 37), (5, 62), (3, 23)])
+def test_the_leverage_metric_products_are_the_explicit_inverses_per_fold(n_always, n_rows):
+    """``_metric_products`` (Woodbury, all folds at once) against sum_k Z_k' (I - (H_A)_kk)^-1 Z_k / (K n_k) with
+    explicit inverses; NaN once an always game is seen in one fold only (a leverage of 1 there)."""
+    from atari5_spec.method.search.rowsets import _fold_places, _LeverageBoundRowSets
+    rng = np.random.default_rng(n_always * 100 + n_rows)
+    Z = rng.normal(1, 1, (n_rows, n_always + 4))
+    rowsets = _LeverageBoundRowSets(Z[:, n_always:-1], Z[:, -1], [], range(3), fitting.N_SPLITS, fitting.SEED)
+    rowsets.n_always = n_always                                    # the metric of these always columns of Z
+    A = Z[:, :n_always]
+    hat = A @ np.linalg.inv(A.T @ A) @ A.T if n_always else np.zeros((n_rows, n_rows))
+    expected = np.zeros((Z.shape[1], Z.shape[1]))
+    for test in fitting.kfold_test_folds(n_rows, fitting.N_SPLITS, fitting.SEED):
+        metric = np.linalg.inv(np.eye(len(test)) - hat[np.ix_(test, test)])
+        expected += Z[test].T @ metric @ Z[test] / (fitting.N_SPLITS * len(test))
+    np.testing.assert_allclose(rowsets._metric_products(Z, n_rows), expected, rtol=1e-10, atol=1e-12)
+    if n_always:
+        fold, _ = _fold_places(n_rows, fitting.N_SPLITS, fitting.SEED)
+        Z[:, 0] = np.where(fold == 3, Z[:, 0], 0.0)                # game 0 only seen in fold 3
+        assert np.isnan(rowsets._metric_products(Z, n_rows)).all()
+
+
 def test_an_unknown_bound_kind_is_refused():
     X, y = synthetic(seed=50)
     with pytest.raises(ValueError, match="lower_bound must be one of"):

@@ -3,8 +3,6 @@ the shared bound never exceeds a fold's own bound or its CV MSE by the reference
 exactly what its own (unshared) search and the reference brute force choose, also where the group's rows make
 a subset near-singular. Synthetic, seeded data: rows carry "paper" codes."""
 
-import math
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -45,11 +43,8 @@ def test_a_groups_bound_is_below_each_folds_own_bound_and_its_cv_mse(k, path):
     for group in paper_groups(codes, sorted(set(codes)), max_rows=8)[:3]:   # several folds of several groups
         in_group = np.isin(codes, group)
         shared = group_bound(X, y, ~in_group, pool, k)
-        for subset, rss in zip(shared.subsets.tolist(), shared.cv_mse):     # the RSS of the group's rows
-            assert rss == pytest.approx(reference_bound(X[~in_group], y[~in_group], subset)
-                                        * fitting.N_SPLITS * math.ceil(
-                                            (~np.isnan(X[~in_group][:, subset]).any(axis=1)).sum()
-                                            / fitting.N_SPLITS), rel=1e-9, abs=1e-12)
+        for subset, value in zip(shared.subsets.tolist(), shared.cv_mse):   # the RSS bound of the group's rows
+            assert value == pytest.approx(reference_bound(X[~in_group], y[~in_group], subset), rel=1e-9, abs=1e-12)
         for paper in group:
             keep = codes != paper
             bound = fold_bound(shared, int((in_group & keep).sum()), k)
@@ -59,6 +54,31 @@ def test_a_groups_bound_is_below_each_folds_own_bound_and_its_cv_mse(k, path):
                 own = reference_bound(X[keep], y[keep], subset)
                 assert value <= own * (1 + 1e-12)
                 assert value <= reference_mse(X[keep], y[keep], subset) * (1 + 1e-12)
+
+
+def test_a_folds_bound_is_the_groups_rss_over_its_row_count_by_the_plain_formula():
+    """``fold_bound`` multiplies by a factor per row count (``fold_factors``): the same numbers as dividing each
+    subset's RSS by K ceil((n + e) / K), NaN exactly where the plain rule does not trust it (too few rows per
+    column, an RSS that is not finite and at least 0)."""
+    X, y = synthetic(seed=71, n_games=10)
+    codes = papers_of(len(y), seed=3)
+    group = paper_groups(codes, sorted(set(codes)), max_rows=8)[0]
+    in_group = np.isin(codes, group)
+    shared = group_bound(X, y, ~in_group, range(X.shape[1]), 3)
+    n = shared.n_rows.astype(float)
+    rss = shared.cv_mse * fitting.N_SPLITS * np.ceil(n / fitting.N_SPLITS)
+    rss[:5] = [np.inf, -1e-18, np.nan, 0.0, 2.5]                    # what a near-singular or perfect fit can give
+    n[5] = 2 * 3 - 1                                                 # one subset with too few rows
+    trusted_rss = (rss >= 0) & np.isfinite(rss)                      # what group_bound keeps
+    scores = shared._replace(cv_mse=np.where(trusted_rss, rss, np.nan) / (fitting.N_SPLITS * np.ceil(
+        n / fitting.N_SPLITS)), n_rows=n.astype(np.int32))
+    for extra in (0, 1, 7):
+        plain = rss / (fitting.N_SPLITS * np.ceil((n + extra) / fitting.N_SPLITS))
+        trusted = np.isfinite(plain) & (plain >= 0) & (n >= 2 * 3)
+        bound = fold_bound(scores, extra, 3).cv_mse
+        assert np.array_equal(np.isnan(bound), ~trusted)
+        np.testing.assert_allclose(bound[trusted], plain[trusted], rtol=1e-14, atol=0)
+    assert np.isnan(shared.cv_mse).sum() < len(shared.cv_mse) // 10   # and the group's bound is mostly trusted
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -225,7 +225,8 @@ def evaluate_all_subsets(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: i
     rowsets = kinds[lower_bound](X, y, always, order, n_splits, seed)
     total = math.comb(n, k)
     if total * (k + 1) ** 2 <= _DIRECT_UP_TO or k == 1:
-        positions = np.array(list(itertools.combinations(range(n), k)), np.intp).reshape(total, k)
+        positions = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(n), k)), np.intp,
+                                total * k).reshape(total, k)
         mse, ids = _quietly(_direct_mse)(rowsets, positions)
         if progress is not None:
             progress(total, total)

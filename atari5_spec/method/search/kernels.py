@@ -31,6 +31,34 @@ def _sweep_first(S: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return S_new, T_new
 
 
+def _sweep_leading(S: np.ndarray, T: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_sweep_first`` d times (the first d columns swept out), as a rank-d update: the same numbers to rounding.
+
+    S, T: (c+1, c+1, folds). With x_i the row of column i after the first i - 1 sweeps, p_i = x_i / x_i[i]
+    and u_i as in ``_sweep_first``, the d sweeps subtract x_i p_i' from S and p_i u_i' + u_i p_i' from T:
+    only the d leading rows are swept one after another, the rest is two products per fold,
+        S_new = S_rest - X'P,   T_new = T_rest - [P U]'[U P]    (X, P, U: the d vectors as rows),
+    at a third of the cost of d full sweeps (the always games of a row set's root).
+    """
+    rows_S, rows_T = S[:d].copy(), T[:d].copy()
+    vectors = np.empty((3, d) + S.shape[1:])                                     # x_i, p_i, u_i
+    for i in range(d):
+        x, t = rows_S[i], rows_T[i]
+        p = x / x[i]
+        u = t - 0.5 * t[i] * p
+        for later in range(i + 1, d):
+            rows_S[later] -= x[later] * p
+            rows_T[later] -= p[later] * u + u[later] * p
+        vectors[:, i] = x, p, u
+    x, p, u = np.moveaxis(vectors[:, :, d:], -1, 1)                              # each (folds, d, c+1-d)
+    S_new, T_new = np.empty(S[d:, d:].shape), np.empty(T[d:, d:].shape)
+    np.subtract(S[d:, d:], np.moveaxis(np.swapaxes(x, 1, 2) @ p, 0, -1), out=S_new)
+    pu = np.concatenate([p, u], axis=1)
+    up = np.concatenate([u, p], axis=1)
+    np.subtract(T[d:, d:], np.moveaxis(np.swapaxes(pu, 1, 2) @ up, 0, -1), out=T_new)
+    return S_new, T_new
+
+
 def _pair_mse(S: np.ndarray, T: np.ndarray, weights: np.ndarray, pivot: bool) -> Iterable[np.ndarray]:
     """CV MSE of adding every pair of columns (a < b) to a batch of nodes: yields one block per a.
 

@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from ..fitting import kfold_test_folds
-from .kernels import _held_out_sse, _sweep_first, _Triangle, _upper_pairs
+from .kernels import _held_out_sse, _sweep_leading, _Triangle, _upper_pairs
 
 # Arrays processed in one numpy call are kept around this many elements so
 # that the working set stays in the CPU cache.
@@ -94,9 +94,7 @@ class _RowSets:
         counts = masks.sum(axis=1)
         S, T, grams, weights = self._tables(masks, counts)
         for i in range(len(masks)):
-            S_root, T_root = S[i], T[i]
-            for _ in range(self.n_always):
-                S_root, T_root = _sweep_first(S_root, T_root)
+            S_root, T_root = _sweep_leading(S[i], T[i], self.n_always) if self.n_always else (S[i], T[i])
             self.S_roots.append(S_root)
             self.T_roots.append(T_root)
             self.grams.append(grams[i])
@@ -201,27 +199,29 @@ class _LeverageBoundRowSets(_BoundRowSets):
 
     def _metric_products(self, Z: np.ndarray, n_rows: int) -> np.ndarray:
         """Z' N Z for one row set (its rows of Z, in order); NaN when the always games are (nearly) singular
-        there or a fold's (H_A)_kk has an eigenvalue within 1e-9 of 1 (the fit without that fold would be)."""
+        there or a fold's (H_A)_kk has an eigenvalue within 1e-9 of 1 (the fit without that fold would be).
+
+        With (H_A)_kk = B_k B_k' (B = A V diag(1 / sqrt(values)), from the eigenvectors of A'A), Woodbury's
+        identity gives M_k = (I - B_k B_k')^-1 = I + B_k G_k^-1 B_k', G_k = I - B_k'B_k (always x always), so
+            Z_k' M_k Z_k = Z_k'Z_k + C_k' G_k^-1 C_k,   C_k = B_k'Z_k,
+        and B_k B_k' has the eigenvalues of B_k'B_k (and zeros): all folds at once, in small matrices.
+        """
         folds, n_always = self.cv_splits, self.n_always
         fold, _ = _fold_places(n_rows, folds, self.seed)
-        out = np.zeros((Z.shape[1], Z.shape[1]))
-        if n_always:
-            # (H_A)_kk = B_k B_k' with B = A V diag(1 / sqrt(values)), from the eigenvectors of A'A
-            values, vectors = np.linalg.eigh(Z[:, :n_always].T @ Z[:, :n_always])
-            if values.min() <= 1e-12 * max(values.max(), 1e-300):
-                return np.full_like(out, np.nan)
-            B = Z[:, :n_always] @ (vectors / np.sqrt(values))
-        for k, size in enumerate(np.bincount(fold, minlength=folds)):
-            rows = fold == k
-            if n_always:
-                leverage, basis = np.linalg.eigh(B[rows] @ B[rows].T)
-                if leverage.max() >= 1 - 1e-9:
-                    return np.full_like(out, np.nan)
-                M = (basis / (1 - leverage)) @ basis.T                    # (I - (H_A)_kk)^-1
-            else:
-                M = np.eye(int(size))
-            out += Z[rows].T @ M @ Z[rows] / (folds * size)
-        return out
+        weight = 1.0 / (folds * np.bincount(fold, minlength=folds))              # w_k = 1 / (K n_k)
+        out = (Z * weight[fold][:, None]).T @ Z                                  # sum_k w_k Z_k'Z_k
+        if not n_always:
+            return out
+        values, vectors = np.linalg.eigh(Z[:, :n_always].T @ Z[:, :n_always])
+        if values.min() <= 1e-12 * max(values.max(), 1e-300):
+            return np.full_like(out, np.nan)
+        B = Z[:, :n_always] @ (vectors / np.sqrt(values))
+        B_by_fold = (np.arange(folds)[:, None] == fold)[:, :, None] * B          # (folds, rows, always): B_k
+        C = np.matmul(np.swapaxes(B_by_fold, 1, 2), Z)                           # (folds, always, q)
+        G = np.eye(n_always) - np.matmul(np.swapaxes(B_by_fold, 1, 2), B)
+        if np.linalg.eigvalsh(G).min() <= 1e-9:                                  # a leverage within 1e-9 of 1
+            return np.full_like(out, np.nan)
+        return out + np.tensordot(C * weight[:, None, None], np.linalg.solve(G, C), axes=([0, 1], [0, 1]))
 
 
 @functools.lru_cache(maxsize=None)

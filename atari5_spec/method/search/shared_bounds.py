@@ -32,7 +32,7 @@ import numpy as np
 from ..fitting import N_SPLITS, SEED
 from .exhaustive import SubsetScores, evaluate_all_subsets
 
-__all__ = ["paper_groups", "group_bound", "fold_bound", "GROUP_ROWS", "MIN_ROWS_PER_COLUMN"]
+__all__ = ["paper_groups", "group_bound", "fold_bound", "fold_factors", "GROUP_ROWS", "MIN_ROWS_PER_COLUMN"]
 
 # A group of papers holds at most this many rows (a paper with more is a group alone): on the paper's 62 training
 # agents, 8 gives 9 bound passes for 31 folds and about four times the candidates of a fold's own bound.
@@ -59,20 +59,32 @@ def paper_groups(papers: np.ndarray, chosen: Sequence[str], max_rows: int = GROU
 def group_bound(X: np.ndarray, y: np.ndarray, keep: np.ndarray, pool: Sequence[int], k: int,
                 always: Sequence[int] = (), n_splits: int = N_SPLITS, seed: int = SEED,
                 n_threads: int | None = None) -> SubsetScores:
-    """Every k-subset of ``pool`` with its in-sample RSS (``cv_mse`` holds it) and complete-row count on the rows
-    ``keep`` (a boolean mask: the rows without the group)."""
+    """Every k-subset of ``pool`` with its RSS bound RSS_g / (K ceil(n_g / K)) (``cv_mse`` holds it) and its
+    complete-row count n_g on the rows ``keep`` (a boolean mask: the rows without the group). NaN where the sweeps
+    did not give a finite RSS >= 0 (a near-singular fit): no fold can trust it, so each fold's bound is NaN there."""
     X, y = np.asarray(X, float)[keep], np.asarray(y, float)[keep]
     bound = evaluate_all_subsets(X, y, pool, k, always, n_splits, seed, n_threads=n_threads, lower_bound="rss")
-    n = bound.n_rows.astype(float)
-    return bound._replace(cv_mse=bound.cv_mse * (n_splits * np.ceil(n / n_splits)))
+    np.putmask(bound.cv_mse, ~((bound.cv_mse >= 0) & (bound.cv_mse <= np.finfo(float).max)), np.nan)
+    return bound
 
 
 def fold_bound(group: SubsetScores, extra_rows: int, n_columns: int, n_splits: int = N_SPLITS) -> SubsetScores:
     """The lower bound of every subset's CV MSE in one fold of the group: ``group`` from :func:`group_bound`,
     ``extra_rows`` the rows the fold has beyond the group's (its group's other papers' rows), ``n_columns`` the
     columns each fit has (k plus the always games). NaN where the group's bound is not trusted."""
-    n = group.n_rows.astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bound = group.cv_mse / (n_splits * np.ceil((n + extra_rows) / n_splits))
-    trusted = np.isfinite(bound) & (bound >= 0) & (n >= MIN_ROWS_PER_COLUMN * n_columns)
-    return group._replace(cv_mse=np.where(trusted, bound, np.nan))
+    # millions of subsets but few row counts: one factor per count, taken by count (each temporary array of
+    # that length costs as much as the arithmetic)
+    factors = fold_factors(int(group.n_rows.max(initial=0)), extra_rows, n_columns, n_splits)
+    bound = factors.take(group.n_rows)
+    bound *= group.cv_mse              # NaN where the factor or the group's bound is: a finite factor is positive
+    return group._replace(cv_mse=bound)
+
+
+def fold_factors(max_rows: int, extra_rows: int, n_columns: int, n_splits: int = N_SPLITS) -> np.ndarray:
+    """By a subset's complete-row count n on the group's rows (0..max_rows), what its group bound is multiplied by
+    to bound its CV MSE in the fold: (K ceil(n / K)) / (K ceil((n + extra_rows) / K)), which turns RSS_g over the
+    first into RSS_g over the second; NaN below ``MIN_ROWS_PER_COLUMN`` rows per fitted column."""
+    factors = np.full(max_rows + 1, np.nan)
+    trusted = np.arange(max(MIN_ROWS_PER_COLUMN * n_columns, 1), max_rows + 1)
+    factors[trusted] = -(-trusted // n_splits) / -(-(trusted + extra_rows) // n_splits)
+    return factors
