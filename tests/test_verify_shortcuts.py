@@ -216,3 +216,40 @@ def test_pinned_reads_reads_each_version_once(dataset, monkeypatch):
     plain_X, plain_y = training.training_matrix(rows, dataset.games, dataset.algorithms)
     pd.testing.assert_frame_equal(X, plain_X)
     pd.testing.assert_series_equal(y, plain_y)
+
+
+def _row_problem_plain(row: dict, tolerance: float, texts: tuple) -> bool:
+    """The definition: calibration_mismatches's row-by-row comparison finds something in this row."""
+    from atari5_spec.method.evaluation.pinning import CHECKED_COLUMNS
+
+    if row["_merge"] != "both":
+        return True
+    if any(not abs(float(row[c]) - float(row[f"{c}_computed"])) <= tolerance for c in CHECKED_COLUMNS):
+        return True
+    return any(row[c] != row[f"{c}_computed"] for c in texts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_suspect_rows_hold_every_row_the_row_by_row_comparison_flags(seed):
+    # calibration_mismatches compares one by one only the rows _suspect_rows finds: it must miss none
+    from atari5_spec.method.evaluation.pinning import CHECKED_COLUMNS, _suspect_rows
+
+    rng = np.random.default_rng(seed)
+    n, tolerance = 400, 1e-9
+    frame = {"_merge": rng.choice(["both", "both", "both", "left_only"], n)}
+    for column in CHECKED_COLUMNS:
+        pinned = rng.normal(0, 1, n)
+        step = rng.choice([0.0, 0.0, 0.0, 0.5e-9, 1e-9, 2e-9, np.nan, np.inf], n)
+        frame[column], frame[f"{column}_computed"] = pinned, pinned + step
+    for column in ("range", "games"):
+        pinned = rng.choice(["in range", "extrapolation", "a b c"], n).astype(object)
+        computed = np.where(rng.random(n) < 0.1, rng.choice(["in range", "x"], n), pinned).astype(object)
+        computed[rng.random(n) < 0.03] = None
+        frame[column], frame[f"{column}_computed"] = pinned, computed
+    merged = pd.DataFrame(frame)
+    for texts in [(), ("range",), ("range", "games")]:
+        plain = np.array([_row_problem_plain(row, tolerance, texts) for row in merged.to_dict("records")])
+        suspect = _suspect_rows(merged, tolerance, texts)
+        assert plain.any() and not plain.all()
+        assert not (plain & ~suspect).any()  # a superset of the flagged rows
+        assert (suspect & ~plain).sum() <= 0.05 * n  # and not much more (only missing texts)
