@@ -200,16 +200,16 @@ def check_calibration(dataset, name: str, search: bool = False, searched: dict |
     return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
 
 
-def with_fold_searches(check: Check, dataset, name: str, searched: dict) -> Check:
+def with_fold_searches(check: Check, dataset, name: str, searched: dict, recorded: dict) -> Check:
     """``check`` (a fold calibration's, made without its searches) with the searches' mismatches first, as
-    :func:`check_calibration` with ``search`` lists them; waits for the searches when ``searched`` holds futures.
-    The calibration's recorded games are read from its file again (a small file; the check was made long before)."""
+    :func:`check_calibration` with ``search`` lists them: the games the calibration ``name`` records (``recorded``,
+    :func:`~.evaluation.pinning.recorded_selections`) against the searches' (waited for when ``searched`` holds
+    futures)."""
     from .calibration import split_name
-    from .evaluation.pinning import recorded_selections, searched_selections, selection_mismatches
+    from .evaluation.pinning import searched_selections, selection_mismatches
 
     chosen = searched_selections(dataset, split_name(name)[0], searched)
-    return check._replace(mismatches=selection_mismatches(name, recorded_selections(dataset, name), chosen)
-                          + check.mismatches)
+    return check._replace(mismatches=selection_mismatches(name, recorded, chosen) + check.mismatches)
 
 
 def interval_table_checks(root: Path, executor) -> dict:
@@ -327,7 +327,7 @@ def _checks(root: Path, dataset, search: bool, validate: bool, structure, search
     from ..data.validation import validate_package
     from .evaluation.agents import agent_scores
     from .calibration import split_name
-    from .evaluation.pinning import FOLD_METHODS, pinned_calibration_names
+    from .evaluation.pinning import FOLD_METHODS, pinned_calibration_names, recorded_selections
     from .pinned_reads import PinnedReads
 
     checks, searched_last = [], {}  # searched_last: report position -> a fold calibration, its searches compared last
@@ -350,9 +350,11 @@ def _checks(root: Path, dataset, search: bool, validate: bool, structure, search
     if validate:  # late: Frictionless's row checks ran beside all the above, in their own process
         problems = validate_package(root, structure=structure, data=dataset)
         valid = Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems])
-    # every other check ran while the fold searches did (most of verify's time): their choices are compared last
+    # every other check ran while the fold searches did (most of verify's time): their choices are compared last,
+    # with the games each calibration records read from its file again (small files) before waiting for them
+    recorded = {position: recorded_selections(dataset, name) for position, name in searched_last.items()}
     for position, calibration in searched_last.items():
-        checks[position] = with_fold_searches(checks[position], dataset, calibration, searched)
+        checks[position] = with_fold_searches(checks[position], dataset, calibration, searched, recorded[position])
     return [valid, *checks] if validate else checks
 
 
