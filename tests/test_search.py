@@ -89,6 +89,8 @@ def test_sweeping_the_leading_columns_at_once_is_sweeping_them_one_by_one(d, fol
     assert S_all.flags.c_contiguous and T_all.flags.c_contiguous
     np.testing.assert_allclose(S_all, S_one, rtol=1e-12, atol=1e-12 * np.abs(S_one).max())
     np.testing.assert_allclose(T_all, T_one, rtol=1e-12, atol=1e-12 * np.abs(T_one).max())
+    S_alone, no_T = _sweep_leading(S, None, d)               # T not carried (an RSS pass): the same S
+    assert no_T is None and np.array_equal(S_alone, S_all)
 
 
 def test_reference_matches_sklearn_on_a_sample():

@@ -183,3 +183,88 @@ def test_a_walk_whose_first_256_subsets_are_all_inadmissible_takes_more_and_stil
     assert cross_validated[:2] == [256, math.comb(17, 3) - 256]     # the first round set no ceiling
     assert set(chosen) <= {0, 14, 15, 16}
     assert chosen == brute_force_best(X, y, range(17), 3)
+
+
+def node_states(seed: int, n_nodes: int, n_columns: int, near_singular: bool):
+    """(Z, masks, S): columns [x_0, ..., y] of 40 rows, each node its own rows (mask), S = Z_m'Z_m as
+    (q, q, nodes, 1) states of an RSS pass; with ``near_singular`` x_2 is x_1 up to a 1e-6 wobble."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(1, 1, (40, n_columns + 1))
+    if near_singular:
+        Z[:, 2] = Z[:, 1] + 1e-6 * rng.normal(size=40)
+    masks = rng.random((n_nodes, 40)) < 0.8
+    S = np.stack([Z[mask].T @ Z[mask] for mask in masks], axis=-1)[..., None]
+    return Z, masks, S
+
+
+def least_squares_rss(A: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(RSS of the least-squares fit, the rounding a sweep of the cross products may make in it): a sweep's
+    error is about eps cond(A'A) b'b, with or without T (the near-singular pairs: about 1e-4 b'b)."""
+    residual = b - A @ np.linalg.lstsq(A, b, rcond=None)[0]
+    return float(residual @ residual), 10 * np.finfo(float).eps * np.linalg.cond(A.T @ A) * float(b @ b)
+
+
+@pytest.mark.parametrize("pivot", [False, True])
+@pytest.mark.parametrize("near_singular", [False, True])
+def test_the_rss_pair_step_is_each_pairs_least_squares_rss_and_the_general_step_with_T_equal_to_S(pivot,
+                                                                                                 near_singular):
+    """``kernels._pair_rss`` (T not carried) against an explicit least-squares fit of every (pivot,) a, b and
+    against the general pair step fed T = S: the same numbers to rounding (which sweeps make in both, relative to
+    y'y and to the pair's condition), near-singular pairs included."""
+    from atari5_spec.method.search.kernels import _pair_mse
+    Z, masks, S = node_states(10 + pivot + 2 * near_singular, n_nodes=5, n_columns=8, near_singular=near_singular)
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, (len(masks), 1))
+    c = Z.shape[1] - 1 - pivot                                       # the games paired, after the pivot
+    for a, (alone, general) in enumerate(zip(_pair_mse(S, None, weights, pivot),
+                                             _pair_mse(S, S.copy(), weights, pivot), strict=True)):
+        assert alone.shape == general.shape == (c - a - 1, len(masks))
+        for b_index, b in enumerate(range(a + 1, c)):
+            for node, mask in enumerate(masks):
+                columns = [0] * pivot + [pivot + a, pivot + b]
+                expected, rounding = (weights[node, 0] * v for v in least_squares_rss(Z[mask][:, columns],
+                                                                                      Z[mask, -1]))
+                assert alone[b_index, node] == pytest.approx(expected, rel=1e-12, abs=rounding)
+                assert alone[b_index, node] == pytest.approx(general[b_index, node], rel=1e-12, abs=rounding)
+
+
+@pytest.mark.parametrize("near_singular", [False, True])
+def test_the_direct_rss_is_the_least_squares_rss_and_the_held_out_sse_with_T_equal_to_S(near_singular):
+    """``kernels._held_out_sse`` without T (S_yy - |z|^2) for every 3-subset of the columns, one node each."""
+    from atari5_spec.method.search.kernels import _held_out_sse
+    Z, masks, S = node_states(20 + near_singular, n_nodes=1, n_columns=6, near_singular=near_singular)
+    for subset in itertools.combinations(range(6), 3):
+        columns = list(subset) + [6]
+        state = S[np.ix_(columns, columns)][..., 0, 0]
+        expected, rounding = least_squares_rss(Z[masks[0]][:, list(subset)], Z[masks[0], -1])
+        assert _held_out_sse(state, None) == pytest.approx(expected, rel=1e-12, abs=rounding)
+        assert _held_out_sse(state, None) == pytest.approx(_held_out_sse(state, state), rel=1e-12, abs=rounding)
+
+
+@pytest.mark.parametrize("k, always", [(5, ()), (3, (0, 1))])
+def test_the_rss_pass_without_T_is_the_general_tree_carrying_T_equal_to_S(k, always, monkeypatch):
+    """The RSS pass sweeps and pairs S alone; the general machinery, fed T = S, computes the same bound the long
+    way. On a search where nodes and pairs change their row set at every level (fresh states, one-column
+    finishes, direct fits), with small buckets and batches (joined batches) and two threads."""
+    from atari5_spec.method.search import exhaustive
+    from atari5_spec.method.search.rowsets import _BoundRowSets
+
+    class CarryingT(_BoundRowSets):
+        def _tables(self, masks, counts):
+            S, T, grams, weights = super()._tables(masks, counts)
+            assert T is None
+            return S, S.copy(), grams, weights
+
+    X, y = synthetic(seed=17 + k, n_games=18, missing_games=10)
+    pool = [g for g in range(18) if g not in always]
+    monkeypatch.setattr(exhaustive, "_DIRECT_UP_TO", 0)
+    monkeypatch.setattr(exhaustive, "_BUCKET_NODES", 10)
+    monkeypatch.setattr(exhaustive, "_PAIR_CHUNK", 2000)
+    alone = search.evaluate_all_subsets(X, y, pool, k, always, lower_bound="rss", n_threads=2)
+    monkeypatch.setattr(exhaustive, "_BoundRowSets", CarryingT)
+    general = search.evaluate_all_subsets(X, y, pool, k, always, lower_bound="rss", n_threads=2)
+    np.testing.assert_array_equal(alone.subsets, general.subsets)
+    np.testing.assert_array_equal(alone.n_rows, general.n_rows)
+    np.testing.assert_allclose(alone.cv_mse, general.cv_mse, rtol=1e-11)         # NaN where the other is NaN
+    for i in np.random.default_rng(k).choice(len(alone.cv_mse), 50, replace=False):
+        columns = list(alone.subsets[i]) + list(always)
+        assert alone.cv_mse[i] == pytest.approx(reference_bound(X, y, columns), rel=1e-9)

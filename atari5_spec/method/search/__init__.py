@@ -62,14 +62,16 @@ A lower bound
 -------------
 With one "fold" that trains and tests on every row, the same tree gives
 each subset's in-sample residual sum of squares, and RSS / (K ceil(n / K))
-never exceeds its K-fold CV MSE (``rowsets._BoundRowSets``). Measuring the
-same residuals with a metric that counts, fold by fold, the leverage of the
-games every subset keeps gives a tighter bound (``_LeverageBoundRowSets``,
-the proof in its docstring). The bounded search (``bounded_best``)
-cross-validates only the subsets the bound cannot rule out and chooses among
-them by the same rule: the same choice, at a third of the cost for the
-Atari-5 stage and under half for Atari-10. The fold searches of the
-reselected calibration use it (``staged_search(..., bounded=True)``).
+never exceeds its K-fold CV MSE (``rowsets._BoundRowSets``; T would be S,
+so the states carry S alone and the pair step is ``_pair_rss``, half the
+arithmetic). Measuring the same residuals with a metric that counts, fold
+by fold, the leverage of the games every subset keeps gives a tighter
+bound (``_LeverageBoundRowSets``, the proof in its docstring). The bounded
+search (``bounded_best``) cross-validates only the subsets the bound
+cannot rule out and chooses among them by the same rule: the same choice,
+at a third of the cost for the Atari-5 stage and under half for Atari-10.
+The fold searches of the reselected calibration use it
+(``staged_search(..., bounded=True)``).
 
 Modules
 -------

@@ -233,7 +233,8 @@ def evaluate_all_subsets(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: i
         return SubsetScores(order[positions].astype(np.int16), mse, rowsets.n_rows[ids].astype(np.int32))
     out = SubsetScores(np.empty((total, k), np.int16), np.empty(total), np.empty(total, np.int32))
     root_id = rowsets.ids(np.empty((1, 0), np.intp))
-    root = _Stack(0, rowsets.S_roots[root_id[0]][:, :, None], rowsets.T_roots[root_id[0]][:, :, None],
+    T_root = rowsets.T_roots[root_id[0]]                     # None in an RSS pass: the states carry no T
+    root = _Stack(0, rowsets.S_roots[root_id[0]][:, :, None], None if T_root is None else T_root[:, :, None],
                   np.empty((1, 0), np.intp), root_id)
     # threads pay off only on big searches (numpy releases the GIL, but small calls contend for it)
     threads = n_threads or (min(2, os.cpu_count() or 1) if total >= _THREADED_FROM else 1)
@@ -248,7 +249,7 @@ def evaluate_all_subsets(X: np.ndarray, y: np.ndarray, pool: Sequence[int], k: i
             upper = [root]
             for depth in range(1, k - 2):
                 games = range(depth - 1, n - (k - depth))
-                placement = _buckets(games, depth, n, rowsets.n_splits, _BUCKET_NODES)
+                placement = _buckets(games, depth, n, rowsets.n_splits, _BUCKET_NODES, T_root is not None)
                 biggest_first = sorted(games, key=lambda a: -math.comb(a, depth - 1) * (n - a) ** 2)
                 tasks = [(upper, a, rowsets, _bucket_view(*placement[a], a)) for a in biggest_first]
                 for _ in _each(executor, _extend, tasks):

@@ -12,7 +12,7 @@ from typing import Iterable
 import numpy as np
 
 
-def _sweep_first(S: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sweep_first(S: np.ndarray, T: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
     """Regress every other column on the first (train rows) and keep the residual columns.
 
     S, T: (c+1, c+1, ...) train / test cross products of [x_0, ..., x_{c-1}, y]
@@ -20,39 +20,67 @@ def _sweep_first(S: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the residual columns x_j - a_j x_0 have train cross products
     S_jl - S_0j S_0l / S_00 and test cross products
     T_jl - a_j T_0l - a_l T_0j + a_j a_l T_00. Returns the new (c, c, ...) pair.
+    T None: the test rows are the train rows (an RSS pass), T is S and not carried.
     """
-    a = S[0, 1:] / S[0, 0]
+    _, a, u = _first_sweep(S, T)
     S_new = S[0, 1:][:, None] * a[None, :]
     np.subtract(S[1:, 1:], S_new, out=S_new)
-    u = T[0, 1:] - 0.5 * T[0, 0] * a          # so that a_j u_l + u_j a_l gives the three T terms
+    if T is None:
+        return S_new, None
     au = a[:, None] * u[None, :]
     T_new = T[1:, 1:] - au
     T_new -= np.swapaxes(au, 0, 1)
     return S_new, T_new
 
 
-def _sweep_leading(S: np.ndarray, T: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
+def _first_sweep(S: np.ndarray, T: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The sweep of the first column as vectors over the others: x = S[0, 1:], p = x / S[0, 0] and
+    u = T[0, 1:] - T[0, 0] p / 2 (None without T), so that it subtracts x_j p_l from S_jl and
+    p_j u_l + u_j p_l from T_jl (the three T terms of ``_sweep_first``)."""
+    x = S[0, 1:]
+    p = x / S[0, 0]
+    return x, p, None if T is None else T[0, 1:] - 0.5 * T[0, 0] * p
+
+
+def _sweep_rows(rows_S: np.ndarray, rows_T: np.ndarray | None) -> list[tuple]:
+    """Sweep d columns out of their own d rows, one after another, in place; returns each sweep's vectors.
+
+    rows_S[i] (and rows_T[i], None when T is not carried) is the row of the i-th column, which is entry i of
+    every row. With x_i that row after the first i - 1 sweeps, p_i = x_i / x_i[i] and u_i as in
+    ``_first_sweep``, the d sweeps subtract sum_i x_i p_i' from S and sum_i (p_i u_i' + u_i p_i') from T:
+    the rest of the matrices is then a rank-d update. Returns [(x_i, p_i, u_i)] (u_i None without T).
+    """
+    vectors = []
+    for i in range(len(rows_S)):
+        x = rows_S[i]
+        p = x / x[i]
+        u = None if rows_T is None else rows_T[i] - 0.5 * rows_T[i][i] * p
+        for later in range(i + 1, len(rows_S)):
+            rows_S[later] -= x[later] * p
+            if u is not None:
+                rows_T[later] -= p[later] * u + u[later] * p
+        vectors.append((x, p, u))
+    return vectors
+
+
+def _sweep_leading(S: np.ndarray, T: np.ndarray | None, d: int) -> tuple[np.ndarray, np.ndarray | None]:
     """``_sweep_first`` d times (the first d columns swept out), as a rank-d update: the same numbers to rounding.
 
-    S, T: (c+1, c+1, folds). With x_i the row of column i after the first i - 1 sweeps, p_i = x_i / x_i[i]
-    and u_i as in ``_sweep_first``, the d sweeps subtract x_i p_i' from S and p_i u_i' + u_i p_i' from T:
-    only the d leading rows are swept one after another, the rest is two products per fold,
+    S, T: (c+1, c+1, folds) (T None: not carried). The d leading rows are swept one after another
+    (``_sweep_rows``), the rest is two products per fold,
         S_new = S_rest - X'P,   T_new = T_rest - [P U]'[U P]    (X, P, U: the d vectors as rows),
     at a third of the cost of d full sweeps (the always games of a row set's root).
     """
-    rows_S, rows_T = S[:d].copy(), T[:d].copy()
-    vectors = np.empty((3, d) + S.shape[1:])                                     # x_i, p_i, u_i
-    for i in range(d):
-        x, t = rows_S[i], rows_T[i]
-        p = x / x[i]
-        u = t - 0.5 * t[i] * p
-        for later in range(i + 1, d):
-            rows_S[later] -= x[later] * p
-            rows_T[later] -= p[later] * u + u[later] * p
-        vectors[:, i] = x, p, u
-    x, p, u = np.moveaxis(vectors[:, :, d:], -1, 1)                              # each (folds, d, c+1-d)
-    S_new, T_new = np.empty(S[d:, d:].shape), np.empty(T[d:, d:].shape)
+    vectors = np.empty((2 if T is None else 3, d) + S.shape[1:])                 # x_i, p_i (, u_i)
+    for i, (x, p, u) in enumerate(_sweep_rows(S[:d].copy(), None if T is None else T[:d].copy())):
+        vectors[:, i] = (x, p) if u is None else (x, p, u)
+    x, p = np.moveaxis(vectors[:2, :, d:], -1, 1)                                # each (folds, d, c+1-d)
+    S_new = np.empty(S[d:, d:].shape)
     np.subtract(S[d:, d:], np.moveaxis(np.swapaxes(x, 1, 2) @ p, 0, -1), out=S_new)
+    if T is None:
+        return S_new, None
+    u = np.moveaxis(vectors[2, :, d:], -1, 0)
+    T_new = np.empty(T[d:, d:].shape)
     pu = np.concatenate([p, u], axis=1)
     up = np.concatenate([u, p], axis=1)
     np.subtract(T[d:, d:], np.moveaxis(np.swapaxes(pu, 1, 2) @ up, 0, -1), out=T_new)
@@ -76,12 +104,14 @@ def _pair_mse(S: np.ndarray, T: np.ndarray, weights: np.ndarray, pivot: bool) ->
       t_yy = T_yy - alpha_y (2 T_ay - alpha_y T_aa)
       beta = s_by / s_bb,  held-out SSE = t_yy - beta (2 t_by - beta t_bb).
     The loop body does this in place on preallocated rows (with numpy
-    temporaries it runs about 1.4 times slower).
+    temporaries it runs about 1.4 times slower). T None: the test rows are
+    the train rows, see ``_pair_rss``.
     """
+    if T is None:
+        yield from _pair_rss(S, weights, pivot)
+        return
     if pivot:   # as _sweep_first: x_j -> x_j - p_j x_pivot
-        x = S[0, 1:]
-        p = x / S[0, 0]
-        u = T[0, 1:] - 0.5 * T[0, 0] * p
+        x, p, u = _first_sweep(S, T)
         S, T = S[1:, 1:], T[1:, 1:]
     c = S.shape[0] - 1
     i = np.arange(c)
@@ -127,6 +157,45 @@ def _pair_mse(S: np.ndarray, T: np.ndarray, weights: np.ndarray, pivot: bool) ->
         yield np.einsum("nf,nf->n", t_yy, weights) - 2 * np.einsum("bnf,nf->bn", t_ab, weights)
 
 
+def _pair_rss(S: np.ndarray, weights: np.ndarray, pivot: bool) -> Iterable[np.ndarray]:
+    """``_pair_mse`` of an RSS pass (test rows = train rows, so T is S): each pair's weighted in-sample RSS.
+
+    The same sweeps of a, then b, on S alone: with s_yy = S_yy - alpha_y S_ay,
+      RSS = s_yy - beta s_by,   beta = s_by / s_bb,
+    which is t_yy - beta (2 t_by - beta t_bb) with t = s: half the arithmetic
+    of the general step, which would sweep and pair a copy of S as T.
+    """
+    if pivot:
+        x, p, _ = _first_sweep(S, None)
+        S = S[1:, 1:]
+    c = S.shape[0] - 1
+    i = np.arange(c)
+    S_d, S_y, S_yy = S[i, i], S[:c, c], S[c, c]
+    if pivot:
+        S_d, S_y, S_yy = S_d - x[:c] * p[:c], S_y - x[:c] * p[c], S_yy - x[c] * p[c]
+    inverse_d = 1.0 / S_d
+    work = np.empty((2, c - 1) + S_d.shape[1:])
+    for a in range(c - 1):
+        b = slice(a + 1, c)
+        s_ab, v = work[:, :c - a - 1]
+        if pivot:
+            np.multiply(p[b], x[a], out=s_ab)
+            np.subtract(S[a, b], s_ab, out=s_ab)                    # s_ab = S_ab
+        else:
+            s_ab[...] = S[a, b]
+        alpha_y = S_y[a] * inverse_d[a]
+        s_yy = S_yy - alpha_y * S_y[a]
+        np.multiply(s_ab, inverse_d[a], out=v)                      # alpha
+        v *= s_ab
+        np.subtract(S_d[b], v, out=v)                               # v = s_bb
+        s_ab *= alpha_y
+        np.subtract(S_y[b], s_ab, out=s_ab)                         # s_ab = s_by
+        np.divide(s_ab, v, out=v)                                   # v = beta
+        v *= s_ab
+        np.subtract(s_yy, v, out=v)                                 # v = RSS
+        yield np.einsum("bnf,nf->bn", v, weights)
+
+
 def _held_out_sse(S, T) -> np.ndarray:
     """Held-out SSE of each state (k+1, k+1, ...) over [x_1, ..., x_k, y], with nothing swept yet.
 
@@ -134,7 +203,8 @@ def _held_out_sse(S, T) -> np.ndarray:
     solves S_xx beta = S_xy through the Cholesky factor S_xx = L L', and the
     test residual y - X beta has squared norm T_yy - 2 beta'T_xy + beta'T_xx beta.
     Only entries (r, j) with r >= j of S and r <= j of T are read, so
-    ``_Triangle`` states work too.
+    ``_Triangle`` states work too. T None (test rows = train rows): the
+    in-sample RSS, S_yy - |z|^2 with L z = S_xy, as beta is not needed.
     """
     k = S.shape[0] - 1
     L = {}
@@ -145,6 +215,8 @@ def _held_out_sse(S, T) -> np.ndarray:
     z = []
     for r in range(k):
         z.append((S[r, k] - sum(L[r, i] * z[i] for i in range(r))) / L[r, r])
+    if T is None:
+        return S[k, k] - sum(z_r * z_r for z_r in z)
     beta = [None] * k
     for r in reversed(range(k)):
         beta[r] = (z[r] - sum(L[i, r] * beta[i] for i in range(r + 1, k))) / L[r, r]

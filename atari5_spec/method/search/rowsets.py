@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from ..fitting import kfold_test_folds
-from .kernels import _held_out_sse, _sweep_leading, _Triangle, _upper_pairs
+from .kernels import _held_out_sse, _sweep_leading, _sweep_rows, _Triangle, _upper_pairs
 
 # Arrays processed in one numpy call are kept around this many elements so
 # that the working set stays in the CPU cache.
@@ -31,7 +31,9 @@ class _RowSets:
     column is only used with row sets on which it is complete
     (``compatible[i]``). Tables are added on first use, all those met by one
     call together (``_add``); arrays are only appended to or replaced, so
-    worker threads may read them while another adds.
+    worker threads may read them while another adds. Where the test rows are
+    the train rows (``_BoundRowSets``) T would be S: ``T_roots`` holds None,
+    and so does every state's T derived from them.
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, always: Sequence[int], pool: Sequence[int],
@@ -47,7 +49,7 @@ class _RowSets:
         self.masks = np.empty((0, len(self.Z)), bool)
         self._narrowed = np.empty((0, self.n_columns), np.intp)    # row set x column -> row set, -1: unknown
         self.S_roots: list[np.ndarray] = []                      # per row set, (n+1, n+1, folds)
-        self.T_roots: list[np.ndarray] = []
+        self.T_roots: list[np.ndarray | None] = []
         self.grams: list[np.ndarray] = []                        # all-rows Z'Z, for coefficients
         self.weights = np.empty((0, n_splits))                   # 1 / (folds * test rows)
         self.compatible = np.empty((0, self.n_columns), bool)
@@ -94,7 +96,8 @@ class _RowSets:
         counts = masks.sum(axis=1)
         S, T, grams, weights = self._tables(masks, counts)
         for i in range(len(masks)):
-            S_root, T_root = _sweep_leading(S[i], T[i], self.n_always) if self.n_always else (S[i], T[i])
+            T_i = None if T is None else T[i]
+            S_root, T_root = _sweep_leading(S[i], T_i, self.n_always) if self.n_always else (S[i], T_i)
             self.S_roots.append(S_root)
             self.T_roots.append(T_root)
             self.grams.append(grams[i])
@@ -144,7 +147,8 @@ class _BoundRowSets(_RowSets):
     at most ceil(n / K) test rows per fold,
         CV MSE = mean over folds of SSE_k / n_k >= RSS / (K ceil(n / K)),
     which is what ``weights`` make of it. Row sets too small for K folds get
-    NaN, as in the CV search.
+    NaN, as in the CV search. T, being S, is not carried (None): the tree
+    sweeps and pairs S alone (``kernels._pair_rss``).
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, always: Sequence[int], pool: Sequence[int],
@@ -156,13 +160,12 @@ class _BoundRowSets(_RowSets):
     def _tables(self, masks: np.ndarray, counts: np.ndarray):
         grams = np.stack([self.Z[mask].T @ self.Z[mask] for mask in masks])     # (m, q, q)
         S = grams[..., None].copy()                                               # train = test = all rows
-        T = S.copy()
         with np.errstate(divide="ignore"):
             weights = (1.0 / (self.cv_splits * -(-counts // self.cv_splits)))[:, None]
         small = counts < self.cv_splits
-        S[small] = T[small] = np.nan
+        S[small] = np.nan
         weights[small] = np.nan
-        return S, T, grams, weights
+        return S, None, grams, weights
 
 
 class _LeverageBoundRowSets(_BoundRowSets):
@@ -251,12 +254,13 @@ def _swept_rows(rowsets: _RowSets, ids: np.ndarray, swept: np.ndarray, first: in
     with x_i the row of column P_i after the first i - 1 sweeps,
     p_i = x_i / x_i[P_i] and u_i as in ``_sweep_first``,
       S = S_root - sum_i x_i p_i',   T = T_root - sum_i (p_i u_i' + u_i p_i').
-    Only the d rows of P need sweeping one after another. Returns (order,
-    vectors): nodes in order of row set, and the d triples (x_i, p_i, u_i)
-    over the columns first..n-1 and y, each (n + 1 - first, m, folds).
-    Only the gathers are done per row set (nodes sharing one are few).
+    Only the d rows of P need sweeping one after another (``_sweep_rows``).
+    Returns (order, vectors): nodes in order of row set, and the d triples
+    (x_i, p_i, u_i) over the columns first..n-1 and y, each (n + 1 - first,
+    m, folds) (u_i None when T is not carried). Only the gathers are done per
+    row set (nodes sharing one are few).
     """
-    n, d = rowsets.n_columns, swept.shape[1]
+    n = rowsets.n_columns
     order = np.argsort(ids, kind="stable")
     S_rows, T_rows = [], []
     for lo, hi in _runs(ids[order]):
@@ -265,17 +269,12 @@ def _swept_rows(rowsets: _RowSets, ids: np.ndarray, swept: np.ndarray, first: in
         P = swept[nodes].T                                                       # (d, nodes)
         columns = np.concatenate([P, np.broadcast_to(np.arange(first, n + 1)[:, None], (n + 1 - first, hi - lo))])
         S_rows.append(S_root[P[:, None, :], columns[None, :, :]])                # (d, d + size, nodes, folds)
-        T_rows.append(T_root[P[:, None, :], columns[None, :, :]])
-    S_rows, T_rows = np.concatenate(S_rows, axis=2), np.concatenate(T_rows, axis=2)
-    vectors = []
-    for i in range(d):
-        x, t = S_rows[i], T_rows[i]
-        p = x / x[i]
-        u = t - 0.5 * t[i] * p
-        for later in range(i + 1, d):                                            # sweep the other rows of P
-            S_rows[later] -= x[later] * p
-            T_rows[later] -= p[later] * u + u[later] * p
-        vectors.append((x[d:], p[d:], u[d:]))
+        if T_root is not None:
+            T_rows.append(T_root[P[:, None, :], columns[None, :, :]])
+    S_rows = np.concatenate(S_rows, axis=2)
+    T_rows = np.concatenate(T_rows, axis=2) if T_rows else None
+    d = swept.shape[1]
+    vectors = [(x[d:], p[d:], None if u is None else u[d:]) for x, p, u in _sweep_rows(S_rows, T_rows)]
     return order, vectors
 
 
@@ -283,9 +282,9 @@ def _fresh_states(rowsets: _RowSets, ids: np.ndarray, swept: np.ndarray, first: 
     """States over [first..n-1, y] after sweeping ``swept`` (m, d), each node on its row set ``ids``.
 
     Returns (nodes, S, T) blocks, each for some of the m nodes, of shape
-    (size, size, nodes, folds), the root's entries broadcast over the nodes
-    of a row set (see ``_swept_rows``). The blocks are computed as new
-    contiguous arrays, a few nodes at a time so that the passes over them
+    (size, size, nodes, folds) (T None where the roots' is), the root's
+    entries broadcast over the nodes of a row set (see ``_swept_rows``).
+    The blocks are computed as new contiguous arrays, a few nodes at a time so that the passes over them
     stay in the CPU cache: numpy is much slower writing into a slice of a
     bigger node axis, and assembling the blocks would cost another pass.
     """
@@ -295,24 +294,36 @@ def _fresh_states(rowsets: _RowSets, ids: np.ndarray, swept: np.ndarray, first: 
     blocks = []
     for run_lo, hi in _runs(ids[order]):
         S_root, T_root = rowsets.S_roots[ids[order[run_lo]]], rowsets.T_roots[ids[order[run_lo]]]
+        S_root = S_root[first:, first:, None]
+        T_root = None if T_root is None else T_root[first:, first:, None]
         for lo in range(run_lo, hi, step):
             part = slice(lo, min(hi, lo + step))
             if d == 0:
                 count = part.stop - part.start
-                S = np.repeat(S_root[first:, first:, None], count, axis=2)
-                T = np.repeat(T_root[first:, first:, None], count, axis=2)
+                S = np.repeat(S_root, count, axis=2)
+                T = None if T_root is None else np.repeat(T_root, count, axis=2)
             else:
-                for i, (x, p, u) in enumerate(vectors):
-                    x, p, u = x[:, part], p[:, part], u[:, part]
-                    if i == 0:
-                        S, T = x[:, None] * p[None, :], p[:, None] * u[None, :]
-                    else:
-                        S += x[:, None] * p[None, :]
-                        T += p[:, None] * u[None, :]
-                np.subtract(S_root[first:, first:, None], S, out=S)
-                np.subtract(T_root[first:, first:, None], T + np.swapaxes(T, 0, 1), out=T)
+                S, T = _rank_d_update(S_root, T_root, [[None if v is None else v[:, part] for v in swept]
+                                                       for swept in vectors])
             blocks.append((order[part], S, T))
     return blocks
+
+
+def _rank_d_update(S_root: np.ndarray, T_root: np.ndarray | None, vectors: list) -> tuple:
+    """New arrays S = S_root - sum_i x_i p_i', T = T_root - sum_i (p_i u_i' + u_i p_i') (None without T), from the
+    vectors (x_i, p_i, u_i) of ``_sweep_rows``, each (size, nodes, folds): summed in place, then subtracted."""
+    for i, (x, p, u) in enumerate(vectors):
+        if i == 0:
+            S = x[:, None] * p[None, :]
+            T = None if u is None else p[:, None] * u[None, :]
+        else:
+            S += x[:, None] * p[None, :]
+            if T is not None:
+                T += p[:, None] * u[None, :]
+    np.subtract(S_root, S, out=S)
+    if T is not None:
+        np.subtract(T_root, T + np.swapaxes(T, 0, 1), out=T)
+    return S, T
 
 
 def _single_mse(rowsets: _RowSets, ids: np.ndarray, swept: np.ndarray, first: int) -> np.ndarray:
@@ -322,27 +333,39 @@ def _single_mse(rowsets: _RowSets, ids: np.ndarray, swept: np.ndarray, first: in
     needs: for each c the swept s_cc, s_cy, t_cc, t_cy, and t_yy. Then
     beta = s_cy / s_cc and the held-out SSE is t_yy - beta (2 t_cy - beta t_cc).
     This costs O(d^2 n) per node, not O(n^2): about half a direct fit per subset.
+    Without T (test rows = train rows) it is the RSS s_yy - beta s_cy.
     """
-    n, m, folds = rowsets.n_columns, len(ids), rowsets.n_splits
+    n, m = rowsets.n_columns, len(ids)
     c = np.arange(first, n)
     order, vectors = _swept_rows(rowsets, ids, swept, first)
-    entries = []                                       # the roots' s_cc, s_cy, t_cc, t_cy, t_yy, per node
-    for lo, hi in _runs(ids[order]):
-        S_root, T_root = rowsets.S_roots[ids[order[lo]]], rowsets.T_roots[ids[order[lo]]]
-        run = np.concatenate([S_root[c, c], S_root[c, n], T_root[c, c], T_root[c, n], T_root[n, n][None]])
-        entries.append(np.broadcast_to(run[:, None], (len(run), hi - lo, folds)))
-    entries = np.concatenate(entries, axis=1)
-    s_cc, s_cy, t_cc, t_cy = entries[:-1].reshape(4, len(c), m, folds)
-    t_yy = entries[-1]
-    for x, p, u in vectors:
-        (x_c, x_y), (p_c, p_y), (u_c, u_y) = ((v[:-1], v[-1]) for v in (x, p, u))
-        s_cc, s_cy = s_cc - x_c * p_c, s_cy - x_c * p_y
-        t_cc, t_cy, t_yy = t_cc - 2 * p_c * u_c, t_cy - (p_c * u_y + u_c * p_y), t_yy - 2 * p_y * u_y
+    s_cc, s_cy, s_yy = _root_entries(rowsets.S_roots, ids[order], c, rowsets.n_splits)
+    for x, p, _ in vectors:
+        (x_c, x_y), (p_c, p_y) = (x[:-1], x[-1]), (p[:-1], p[-1])
+        s_cc, s_cy, s_yy = s_cc - x_c * p_c, s_cy - x_c * p_y, s_yy - x_y * p_y
     beta = s_cy / s_cc
-    sse = t_yy - beta * (2 * t_cy - beta * t_cc)
+    if rowsets.T_roots[ids[0]] is None:
+        sse = s_yy - beta * s_cy
+    else:
+        t_cc, t_cy, t_yy = _root_entries(rowsets.T_roots, ids[order], c, rowsets.n_splits)
+        for x, p, u in vectors:
+            (p_c, p_y), (u_c, u_y) = (p[:-1], p[-1]), (u[:-1], u[-1])
+            t_cc, t_cy, t_yy = t_cc - 2 * p_c * u_c, t_cy - (p_c * u_y + u_c * p_y), t_yy - 2 * p_y * u_y
+        sse = t_yy - beta * (2 * t_cy - beta * t_cc)
     mse = np.empty((n - first, m))
     mse[:, order] = np.einsum("cnf,nf->cn", sse, rowsets.weights[ids[order]])
     return mse
+
+
+def _root_entries(roots: list[np.ndarray], ids: np.ndarray, c: np.ndarray, folds: int) -> tuple:
+    """(r_cc, r_cy, r_yy) of each node from its row set's root r in ``roots`` (S or T): columns c, y = the last;
+    (len(c), m, folds) twice and (m, folds), for the m nodes of row sets ``ids`` (equal ids together)."""
+    entries = []
+    for lo, hi in _runs(ids):
+        root = roots[ids[lo]]
+        run = np.concatenate([root[c, c], root[c, -1], root[-1, -1][None]])
+        entries.append(np.broadcast_to(run[:, None], (len(run), hi - lo, folds)))
+    entries = np.concatenate(entries, axis=1)
+    return entries[:len(c)], entries[len(c):-1], entries[-1]
 
 
 def _direct_mse(rowsets: _RowSets, positions: np.ndarray, ids: np.ndarray | None = None):
@@ -360,10 +383,16 @@ def _direct_mse(rowsets: _RowSets, positions: np.ndarray, ids: np.ndarray | None
         part_ids = ids[part]
         columns = np.column_stack([positions[part], np.full(len(part), q - 1)])
         flat = (columns[:, upper[0]] * q + columns[:, upper[1]]).T                # (entries, part)
-        S = np.concatenate([np.take(rowsets.S_roots[part_ids[a]].reshape(-1, folds), flat[:, a:b], axis=0)
-                            for a, b in _runs(part_ids)], axis=1)
-        T = np.concatenate([np.take(rowsets.T_roots[part_ids[a]].reshape(-1, folds), flat[:, a:b], axis=0)
-                            for a, b in _runs(part_ids)], axis=1)
-        sse = _held_out_sse(_Triangle(S, size), _Triangle(T, size))
+        S, T = _Triangle(_entries_of(rowsets.S_roots, part_ids, flat, folds), size), None
+        if rowsets.T_roots[part_ids[0]] is not None:                             # else an RSS pass: T is S
+            T = _Triangle(_entries_of(rowsets.T_roots, part_ids, flat, folds), size)
+        sse = _held_out_sse(S, T)
         mse[part] = np.einsum("nf,nf->n", sse, rowsets.weights[part_ids])
     return mse, ids
+
+
+def _entries_of(roots: list[np.ndarray], ids: np.ndarray, flat: np.ndarray, folds: int) -> np.ndarray:
+    """Entries ``flat`` (entries, m) (flat indices into a root's (q, q)) of each of m subsets' root in ``roots``
+    (S or T), its row set ``ids`` (equal ids together): (entries, m, folds)."""
+    return np.concatenate([np.take(roots[ids[a]].reshape(-1, folds), flat[:, a:b], axis=0) for a, b in _runs(ids)],
+                          axis=1)

@@ -38,8 +38,8 @@ def _before(buckets: list[_Stack], a: int) -> list[_Stack]:
         depth = bucket.prefixes.shape[1]
         before = len(bucket.ids) if depth == 0 else int(np.searchsorted(bucket.prefixes[:, -1], a))
         j = a - bucket.start
-        runs.append(_Stack(a, bucket.S[j:, j:, :before], bucket.T[j:, j:, :before], bucket.prefixes[:before],
-                           bucket.ids[:before]))
+        runs.append(_Stack(a, bucket.S[j:, j:, :before], _part(bucket.T, np.s_[j:, j:, :before]),
+                           bucket.prefixes[:before], bucket.ids[:before]))
     return runs
 
 
@@ -58,8 +58,7 @@ def _extend(buckets: list[_Stack], a: int, rowsets: _RowSets, into: _Stack) -> N
     for run in _before(buckets, a):
         for lo in range(0, len(run.ids), step):
             nodes = slice(first + lo, first + min(len(run.ids), lo + step))
-            into.S[:, :, nodes], into.T[:, :, nodes] = _sweep_first(run.S[:, :, lo:lo + step],
-                                                                    run.T[:, :, lo:lo + step])
+            _store(into, nodes, *_sweep_first(run.S[:, :, lo:lo + step], _part(run.T, np.s_[:, :, lo:lo + step])))
         chosen = slice(first, first + len(run.ids))
         into.prefixes[chosen, :-1], into.prefixes[chosen, -1] = run.prefixes, a
         into.ids[chosen] = run.ids
@@ -70,11 +69,24 @@ def _extend(buckets: list[_Stack], a: int, rowsets: _RowSets, into: _Stack) -> N
         by_row_set = np.argsort(ids, kind="stable")
         lacking, ids = lacking[by_row_set], ids[by_row_set]
         for nodes, S, T in _fresh_states(rowsets, ids, into.prefixes[lacking], a + 1):
-            into.S[:, :, lacking[nodes]], into.T[:, :, lacking[nodes]] = S, T
+            _store(into, lacking[nodes], S, T)
         into.ids[lacking] = ids
 
 
-def _buckets(games: range, depth: int, n: int, folds: int, min_nodes: int) -> dict[int, tuple[_Stack, slice]]:
+def _part(T: np.ndarray | None, key) -> np.ndarray | None:
+    """``T[key]``, None for a T not carried (see ``_Stack``)."""
+    return None if T is None else T[key]
+
+
+def _store(into: _Stack, nodes: slice | np.ndarray, S: np.ndarray, T: np.ndarray | None) -> None:
+    """Write states S, T as the given nodes of ``into``."""
+    into.S[:, :, nodes] = S
+    if T is not None:
+        into.T[:, :, nodes] = T
+
+
+def _buckets(games: range, depth: int, n: int, folds: int, min_nodes: int,
+             tests: bool = True) -> dict[int, tuple[_Stack, slice]]:
     """Preallocated storage for tree level ``depth`` (>= 1): for each newest game a, (bucket, its nodes).
 
     Level ``depth`` has C(a, depth-1) nodes ending with game a (every prefix
@@ -82,14 +94,15 @@ def _buckets(games: range, depth: int, n: int, folds: int, min_nodes: int) -> di
     ``min_nodes``; a bucket's states cover the columns from its first
     game's start, so a later game's nodes leave the leading corner of their
     slice unused: it is never read (a node only takes columns after its last
-    game), hence left uninitialised.
+    game), hence left uninitialised. Without ``tests`` the states carry no T.
     """
     placement, group = {}, []
     for a in games:
         group.append(a)
         if sum(math.comb(g, depth - 1) for g in group) >= min_nodes or a == games[-1]:
             count, size = sum(math.comb(g, depth - 1) for g in group), n - group[0]
-            bucket = _Stack(group[0] + 1, np.empty((size, size, count, folds)), np.empty((size, size, count, folds)),
+            bucket = _Stack(group[0] + 1, np.empty((size, size, count, folds)),
+                            np.empty((size, size, count, folds)) if tests else None,
                             np.empty((count, depth), np.intp), np.empty(count, np.intp))
             first = 0
             for g in group:
@@ -103,7 +116,8 @@ def _buckets(games: range, depth: int, n: int, folds: int, min_nodes: int) -> di
 def _bucket_view(bucket: _Stack, nodes: slice, a: int) -> _Stack:
     """The slice of ``bucket`` that holds the nodes ending with game a (states from column a+1)."""
     j = a + 1 - bucket.start
-    return _Stack(a + 1, bucket.S[j:, j:, nodes], bucket.T[j:, j:, nodes], bucket.prefixes[nodes], bucket.ids[nodes])
+    return _Stack(a + 1, bucket.S[j:, j:, nodes], _part(bucket.T, np.s_[j:, j:, nodes]), bucket.prefixes[nodes],
+                  bucket.ids[nodes])
 
 
 class _Joined:
@@ -148,9 +162,9 @@ def _gather(pieces: list[tuple[_Stack, np.ndarray]]) -> _Stack:
     ids = np.concatenate([stack.ids[nodes] for stack, nodes in pieces])
     stack, nodes = pieces[0]
     if len(pieces) == 1 and isinstance(nodes, slice):
-        return _Stack(stack.start, stack.S[:, :, nodes], stack.T[:, :, nodes], prefixes, ids)
+        return _Stack(stack.start, stack.S[:, :, nodes], _part(stack.T, np.s_[:, :, nodes]), prefixes, ids)
     return _Stack(stack.start, _Joined([(stack.S, nodes) for stack, nodes in pieces]),
-                  _Joined([(stack.T, nodes) for stack, nodes in pieces]), prefixes, ids)
+                  None if stack.T is None else _Joined([(stack.T, nodes) for stack, nodes in pieces]), prefixes, ids)
 
 
 def _in_batches(parts: list[tuple[_Stack, np.ndarray]], size: int) -> Iterable[_Stack]:
