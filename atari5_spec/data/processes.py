@@ -7,8 +7,9 @@ SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``); everywhere it also
 starts a daemon thread that polls the parent's process id once a second and
 ends the worker when the parent is gone (re-parented workers see another id).
 
-:func:`worker_pool` is every pool's start: forked when that is safe (no
-imports to repeat: about half a second of CPU per worker), else spawned.
+:func:`forked_pool` forks a pool's workers where that is safe (no imports to
+repeat: about half a second of CPU per worker); :func:`worker_pool` (verify's
+workers) spawns them where it is not.
 """
 
 from __future__ import annotations
