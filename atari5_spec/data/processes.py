@@ -68,7 +68,10 @@ def forked_pool(count: int):
         return None
     pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"),
                                initializer=end_with_parent, initargs=(os.getpid(),))
-    pool.submit(int)  # fork every worker now, while this process is single-threaded
+    pool.submit(int)  # forks every worker now, while this process is single-threaded (CPython gh-90622)
+    if len(getattr(pool, "_processes", ())) < count:  # an older stdlib forks one per task, later, beside the thread
+        pool.shutdown()
+        return None
     return pool
 
 
