@@ -74,7 +74,8 @@ def test_bands_equal_rliables_library_within_bootstrap_noise():
                     "arch < 8, which needs pandas < 3")
     x = synthetic_curves()
     iqm = lambda s: np.array([metrics.aggregate_iqm(s[..., p]) for p in range(s.shape[-1])])  # noqa: E731
-    point, theirs = library.get_interval_estimates({"A": x}, iqm, reps=2000)
+    # rliable's own draws seeded: unseeded, its ends fell outside 4 noise 1 time in 30 (floors job, CI of session 15)
+    point, theirs = library.get_interval_estimates({"A": x}, iqm, reps=2000, random_state=np.random.RandomState(0))
     ours = se.curve_intervals({"A": x}, n_resamples=2000)["A"]["iqm"]
     np.testing.assert_array_equal(ours.estimate, point["A"])
     # The noise: the spread of our band's ends over 10 bootstrap seeds; rliable's ends lie within 4 of it.
