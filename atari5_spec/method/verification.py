@@ -241,17 +241,17 @@ def check_conformance(root: Path) -> Check:
 
 def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress=None) -> Check:
     """Rerun the staged search on the version's training set; it must select the version's subsets."""
-    from .search import staged_search
+    from .search import staged_choice
 
     X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
     # bounded: the exhaustive search's choices (tests/test_search_bound.py) at a third of its cost
-    found = staged_search(X, y, excluded=tuple(content["method"]["search"]["excluded_games"]), progress=progress,
+    found = staged_choice(X, y, excluded=tuple(content["method"]["search"]["excluded_games"]), progress=progress,
                           bounded=True)
     mismatches = []
-    for subset, model in found.items():
+    for subset, games in found.items():
         expected = content["subsets"].get(subset)
-        if expected is not None and list(model.games) != list(expected):
-            mismatches.append(f"{name}: search selects {subset} = {' '.join(model.games)}, pinned {' '.join(expected)}")
+        if expected is not None and list(games) != list(expected):
+            mismatches.append(f"{name}: search selects {subset} = {' '.join(games)}, pinned {' '.join(expected)}")
     return Check(f"{name}: staged search selects the pinned subsets", len(found), mismatches)
 
 

@@ -116,7 +116,7 @@ def fold_selections(dataset, version: str, papers=None, progress: Callable | Non
 def _group_search(task) -> list[dict]:
     """[{subset: games}] the staged search chooses without each paper of a group (a picklable task for
     ``map_tasks``), sharing one Atari-5 lower-bound pass among them when asked to."""
-    from ..search import staged_search
+    from ..search import staged_choice
     from ..search.selection import searchable_games
     from ..search.shared_bounds import fold_bound, group_bound
 
@@ -131,8 +131,8 @@ def _group_search(task) -> list[dict]:
     for name in group:
         keep = codes != name
         fold = None if bound is None else fold_bound(bound, int(np.sum(in_group & keep)), 5)
-        found = staged_search(X[keep], y[keep], excluded=excluded, n_threads=1, bounded=bounded, atari5_bounds=fold)
-        out.append({subset: tuple(model.games) for subset, model in found.items()})
+        out.append(dict(staged_choice(X[keep], y[keep], excluded=excluded, n_threads=1, bounded=bounded,
+                                      atari5_bounds=fold)))
     return out
 
 

@@ -95,9 +95,9 @@ from .selection import (  # noqa: F401
                         top_subsets,
 )
 from .stability import StabilityReport, selection_stability
-from .staged import STAGES, staged_search
+from .staged import STAGES, staged_choice, staged_search
 from .topn import TopSubsets
 
 __all__ = ["SubsetScores", "evaluate_subsets", "evaluate_all_subsets", "best_subset", "bounded_best", "staged_search",
-           "searchable_games", "STAGES", "TopSubsets", "top_subsets", "SearchResult", "search_best",
+           "staged_choice", "searchable_games", "STAGES", "TopSubsets", "top_subsets", "SearchResult", "search_best",
            "StabilityReport", "selection_stability"]

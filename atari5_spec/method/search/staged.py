@@ -19,7 +19,18 @@ def staged_search(X: pd.DataFrame, y: pd.Series, excluded: Sequence[str] = ("sur
                   progress: Progress | None = None, n_splits: int = N_SPLITS, seed: int = SEED,
                   n_threads: int | None = None, bounded: bool = False,
                   atari5_bounds=None) -> "OrderedDict[str, SubsetFit]":
-    """The paper's nested searches (section 4.3), returning the six models in the order of Table 9.
+    """The paper's nested searches (section 4.3), returning the six models in the order of Table 9: the games
+    :func:`staged_choice` chooses (the same arguments), each fitted (``fit_subset_model``)."""
+    chosen = staged_choice(X, y, excluded, progress, n_splits, seed, n_threads, bounded, atari5_bounds)
+    return OrderedDict((name, fit_subset_model(X, y, list(games), n_splits, seed)) for name, games in chosen.items())
+
+
+def staged_choice(X: pd.DataFrame, y: pd.Series, excluded: Sequence[str] = ("surround",),
+                  progress: Progress | None = None, n_splits: int = N_SPLITS, seed: int = SEED,
+                  n_threads: int | None = None, bounded: bool = False,
+                  atari5_bounds=None) -> "OrderedDict[str, tuple[str, ...]]":
+    """The games of the paper's nested searches (section 4.3), subset -> games, in the order of Table 9 (what
+    a caller that only compares choices needs: the leave-one-paper-out folds, ``verify``).
 
     Atari-5 = best 5 of all searchable games; Atari-3 = best 3 of Atari-5;
     Atari-1 = best 1 of Atari-3; Atari-3-Val = best 3 of the games outside
@@ -68,6 +79,5 @@ def staged_search(X: pd.DataFrame, y: pd.Series, excluded: Sequence[str] = ("sur
     val3 = search(outside, 3)
     val5 = search([g for g in outside if g not in val3], 2, val3) + val3
     atari10 = search([g for g in outside if g not in val5], 5, atari5) + atari5
-    chosen = dict(zip(STAGES, [atari5, atari3, atari1, val3, val5, atari10]))
-    return OrderedDict((name, fit_subset_model(X, y, [games[c] for c in columns], n_splits, seed))
-                       for name, columns in chosen.items())
+    chosen = zip(STAGES, [atari5, atari3, atari1, val3, val5, atari10])
+    return OrderedDict((name, tuple(games[c] for c in columns)) for name, columns in chosen)
