@@ -285,8 +285,10 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
     from ..data.loading import load
     from ..data.processes import worker_pool
     from ..data.validation import frictionless_problems
-    from .evaluation import reselection  # noqa: F401  the fold searches' code, imported before the workers fork
-    from .search import shared_bounds, staged  # noqa: F401  (they inherit it: half a second of CPU each)
+    # the code the workers run (fold searches, interval tables), imported before they fork so that they inherit it
+    from . import interval_table  # noqa: F401
+    from .evaluation import pinning, reselection  # noqa: F401
+    from .search import shared_bounds  # noqa: F401
 
     root = package_root(path)
     # The workers are forked first, while this process runs one thread (else spawned): Frictionless's row checks,

@@ -85,7 +85,7 @@ def fold_selections(dataset, version: str, papers=None, progress: Callable | Non
     these; default every paper of the search set), on ``executor`` (a process pool of the caller's) or on
     ``processes`` local processes (default: up to two).
 
-    Each fold's search is ``staged_search(..., bounded=True)``: the same choices as the exhaustive search (a
+    Each fold's search is ``staged_choice(..., bounded=True)``: the same choices as the exhaustive search (a
     subset is left out only when a lower bound of its CV MSE proves it cannot be chosen), at about a third
     of the cost (``bounded=False``: the exhaustive search, for comparison). With ``shared`` (and ``bounded``)
     the folds go in groups of papers (``search.shared_bounds``): one Atari-5 lower-bound pass on the rows
