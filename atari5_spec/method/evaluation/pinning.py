@@ -285,17 +285,25 @@ def selection_mismatches(name: str, recorded: dict, chosen: dict) -> list[str]:
     return problems
 
 
-def _suspect_rows(merged: pd.DataFrame, tolerance: float, texts: tuple[str, ...]) -> np.ndarray:
-    """The rows of ``merged`` (pinned and computed errors) in which :func:`calibration_mismatches`'s row-by-row
-    comparison could find a problem, found column by column: every such row and perhaps more (a missing text
-    counts as differing here), so that only these are compared one by one (most of a check's time before)."""
-    suspect = (merged["_merge"] != "both").to_numpy(bool, copy=True)
-    for column in CHECKED_COLUMNS:   # the same float64 arithmetic as the row-by-row test
-        diff = np.abs(merged[column].to_numpy(float) - merged[f"{column}_computed"].to_numpy(float))
-        suspect |= ~(diff <= tolerance)
-    for column in texts:
-        suspect |= (merged[column] != merged[f"{column}_computed"]).fillna(True).to_numpy(bool)
-    return suspect
+def _row_mismatches(name: str, merged: pd.DataFrame, tolerance: float, texts: tuple[str, ...]) -> list[str]:
+    """One line per row of ``merged`` (pinned and computed errors of calibration ``name``) no longer computable, and
+    per column whose computed value differs from the pinned one: numbers beyond ``tolerance``, the ``texts`` at all
+    (a missing text differs), in row order. Each comparison is made column by column, once; only the rows that
+    differ become dicts for their lines (turning every row into one was most of a check's time)."""
+    missing = (merged["_merge"] != "both").to_numpy()
+    differs = {c: ~(np.abs(merged[c].to_numpy(float) - merged[f"{c}_computed"].to_numpy(float)) <= tolerance)
+               for c in CHECKED_COLUMNS}
+    differs.update({c: (merged[c] != merged[f"{c}_computed"]).fillna(True).to_numpy(bool) for c in texts})
+    flagged = np.flatnonzero(missing | np.logical_or.reduce(list(differs.values())))
+    problems = []
+    for i, row in zip(flagged, merged.iloc[flagged].to_dict("records")):
+        where = f"{name} {row['subset']} {row['agent']}"
+        if missing[i]:
+            problems.append(f"{where}: pinned, but no longer computable from the data")
+            continue
+        problems += [f"{where} {c}: pinned {row[c]!r}, computed {row[f'{c}_computed']!r}"
+                     for c, differ in differs.items() if differ[i]]
+    return problems
 
 
 def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = False,
@@ -326,15 +334,5 @@ def calibration_mismatches(dataset, name: str, tolerance: float, search: bool = 
         errors = with_range(errors)
     merged = pinned.merge(errors, on=["subset", "agent"], how="left", suffixes=("", "_computed"), indicator=True)
     texts = ("range", "games") if method in FOLD_METHODS else ("range",) if method == "in-range" else ()
-    for row in merged[_suspect_rows(merged, tolerance, texts)].to_dict("records"):
-        where = f"{name} {row['subset']} {row['agent']}"
-        if row["_merge"] != "both":
-            problems.append(f"{where}: pinned, but no longer computable from the data")
-            continue
-        for column in CHECKED_COLUMNS:
-            if not abs(float(row[column]) - float(row[f"{column}_computed"])) <= tolerance:
-                problems.append(f"{where} {column}: pinned {row[column]!r}, computed {row[f'{column}_computed']!r}")
-        for column in texts:
-            if row[column] != row[f"{column}_computed"]:
-                problems.append(f"{where} {column}: pinned {row[column]!r}, computed {row[f'{column}_computed']!r}")
+    problems += _row_mismatches(name, merged, tolerance, texts)
     return len(pinned), problems
