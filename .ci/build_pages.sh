@@ -41,7 +41,7 @@ while IFS= read -r tag; do
   [[ "$(git rev-parse "$tag^{commit}")" == "$head_commit" ]] && continue  # built below, as latest
   tree="$scratch/tree-$tag"
   git worktree add --quiet --detach "$tree" "$tag"
-  if [[ -f "$tree/atari5_spec/site/build.py" ]]; then
+  if [[ -f "$tree/maintainers/atari5_spec_maintainers/site/build.py" ]]; then
     build_site "$tree" "v$(data_version "$tree")"
   else
     echo "$tag: no \`atari5-spec site\` in that release; no page for it"

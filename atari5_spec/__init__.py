@@ -9,13 +9,12 @@ The public API is small and usable from a notebook:
 >>> low, high = result.prediction_interval             # where the 57-game median lies
 >>> low < result.estimate < high
 True
->>> runs = atari5_spec.human_normalised_runs("dreamerv3")   # runs x games fractions, rliable's shape
->>> runs.scores.shape
-(3, 57)
 
 ``atari5_spec.validate()`` returns ``[]`` when the package is valid, and
-``atari5_spec.aggregate({"DreamerV3": runs.scores}).to_frame()`` gives IQM,
-median, mean and optimality gap with intervals.
+``atari5_spec.verify()`` the checks that every pinned number still reproduces.
+This package is the standard alone; aggregates of your own runs, the search and
+the analyses are ``atari5_spec_research`` (``pip install ./research``), the
+maintainers' tools ``atari5_spec_maintainers`` (docs/architecture.md).
 
 Heavy modules (pandas, frictionless, pandera) are imported on first use, so
 that the command line starts quickly. No public name is also the name of a
@@ -38,28 +37,22 @@ _LAZY = {
     "predict": ("scoring.prediction", "predict"),
     "leaderboard": ("scoring.ranking", "leaderboard"),
     "verify": ("method.verification", "verify"),
-    "aggregate": ("analyses.agent_runs", "aggregate"),
-    "human_normalised_runs": ("analyses.agent_runs", "human_normalised_runs"),
     "Signature": ("scoring.signature", "Signature"),
     "parse_signature": ("scoring.signature", "parse_signature"),
     "check_signature": ("scoring.signature_check", "check_signature"),
     "cite": ("scoring.citation", "citation"),
-    "export": ("scoring.release", "export"),
     # the result types (for isinstance checks and the API reference)
     "ScoreResult": ("scoring.estimate", "ScoreResult"),
     "SubsetScore": ("scoring.estimate", "SubsetScore"),
     "RelativeResult": ("scoring.relative", "RelativeResult"),
     "PredictionResult": ("scoring.prediction", "PredictionResult"),
     "Leaderboard": ("scoring.ranking", "Leaderboard"),
-    "RunAggregates": ("analyses.run_aggregates", "RunAggregates"),
-    "RunsMatrix": ("analyses.agent_runs", "RunsMatrix"),
     "Interval": ("scoring.intervals", "Interval"),
     "PredictionInterval": ("scoring.intervals", "PredictionInterval"),
     "RatioInterval": ("scoring.intervals", "RatioInterval"),
     "SignatureCheck": ("scoring.signature_check", "SignatureCheck"),
     "Citation": ("scoring.citation", "Citation"),
     "InputError": ("data.errors", "InputError"),
-    "build_site": ("site.build", "build_site"),
 }
 
 __all__ = ["__version__", *_LAZY]
@@ -74,3 +67,7 @@ def __getattr__(name):
         globals()[name] = value  # looked up once
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 import atari5_spec
-from atari5_spec.method import fitting, search, training
+from atari5_spec.method import fitting, training
+from atari5_spec_research import search
 
 TARGET_RATE = 1_000_000
 TARGET_STAGED_SECONDS = 5.0

@@ -62,7 +62,8 @@ def peak_mib(who=resource.RUSAGE_SELF) -> float:
 
 def paper_problem():
     import atari5_spec
-    from atari5_spec.method import search, training
+    from atari5_spec_research import search
+    from atari5_spec.method import training
 
     dataset = atari5_spec.load()
     rows = training.training_rows(dataset, pool_only=True)
@@ -73,7 +74,7 @@ def paper_problem():
 
 def measure(k: int, engine: str, workers: int) -> dict:
     """One search in this (fresh) process: engine is 'threads' (here), 'processes' or 'dask'."""
-    from atari5_spec.method import search
+    from atari5_spec_research import search
 
     X, y, pool = paper_problem()
     Xn, yn = X.to_numpy(float), y.to_numpy(float)
@@ -109,7 +110,7 @@ def measure(k: int, engine: str, workers: int) -> dict:
 
 def k10_estimate() -> dict:
     """Single-core seconds of the exhaustive k = 10 search, summed over prefix sizes (see the docstring)."""
-    from atari5_spec.method.search import tasks, topn
+    from atari5_spec_research.search import tasks, topn
 
     X, y, pool = paper_problem()
     problem = tasks.make_problem(X.to_numpy(float), y.to_numpy(float), pool, 10)
@@ -132,7 +133,7 @@ def k10_estimate() -> dict:
 
 
 def stability(workers: int) -> dict:
-    from atari5_spec.method import search
+    from atari5_spec_research import search
 
     X, y, _ = paper_problem()
     load_before, start = load(), time.perf_counter()

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FOLDS = """
 import json, sys
 from atari5_spec.data.loading import load
-from atari5_spec.method.evaluation.reselection import fold_selections
+from atari5_spec_research.evaluation.reselection import fold_selections
 if __name__ == "__main__":
     found = fold_selections(load(), "paper-2023", shared=sys.argv[1] == "new")
     print(json.dumps(found, sort_keys=True))

@@ -6,7 +6,7 @@ A Sphinx extension (docs/conf.py lists it), two walls:
   in a page (README.md, CHANGELOG.md, CONTRIBUTING.md, docs/*.md) into a ``raw`` node, which this
   replaces by its text (HTML comments, the generated blocks' markers, are dropped). Notebook outputs
   (the tutorial's tables, produced by the project's own code at build time) keep their HTML;
-* every page gets the web home's Content-Security-Policy (atari5_spec/site/templates/base.html) as the
+* every page gets the web home's Content-Security-Policy (maintainers/atari5_spec_maintainers/site/templates/base.html) as the
   first element of its head: scripts from the site only, no inline script or event handler, no
   plugin, form or base change. The theme's own inline scripts (its colour mode and the page name for
   search, matched exactly below) are allowed by their SHA-256 and nothing else is.

@@ -19,7 +19,7 @@ For each agent this script writes a submission ``contributions/<id>/``
 (metadata.yaml + scores.csv) exactly as a contributor would, and merges it
 with ``atari5-spec contribute add``: curves become per-seed rows at the
 budgets 10M, 25M, 50M, 100M and 200M frames (400k for Atari 100k) and per-seed
-final rows, by the rule of :mod:`atari5_spec.contributions.curves` (written into each
+final rows, by the rule of :mod:`atari5_spec_maintainers.contributions.curves` (written into each
 source's ``curve_rule``); the per-game number fits would use is the mean over
 seeds (MuZero: its single run), derived by the contribution code; the
 openrlbenchmark cells enter verbatim as "mean ± std".
@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/submissions.py
 
 from submissions import CONTRIBUTOR, import_agents, protocol  # noqa: E402
-from atari5_spec.contributions.curves import curve_rows, read_runs, rule_text  # noqa: E402
+from atari5_spec_maintainers.contributions.curves import curve_rows, read_runs, rule_text  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
 DREAMER_REPO, DREAMER_COMMIT = "danijar/dreamerv3", "e3f02248693a79dc8b0ebd62c93683888ddaccfe"

@@ -45,7 +45,7 @@ Decisions:
   runner logs training episodes), the legacy TensorFlow one alternates training and evaluation phases, and the
   files' '(JAX)' labels on two agents suggest the other four are legacy agents; evaluation is left empty.
   Iteration i ends after (i + 1) x 250,000 agent steps = (i + 1) million frames, its curve point's frame. A
-  run's score at a budget B is the package's curve rule (atari5_spec.contributions.curves, the mean of the last
+  run's score at a budget B is the package's curve rule (atari5_spec_maintainers.contributions.curves, the mean of the last
   five points at or below B); the final rows are at 200M frames (the ``<game>.json`` runs end at 199M frames,
   within the rule's 2.5%); the published number per game is the mean over the runs (derived by contribute add).
 * Dopamine, resolution (``BUDGETS``, ``curve_games``): every run's final score at 200M frames for the 55 games,
@@ -92,7 +92,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/submissions.
 
 from import_atari100k import write_cross_checks  # noqa: E402
 from submissions import CONTRIBUTOR, import_agents, protocol  # noqa: E402
-from atari5_spec.contributions.curves import budget_score, rule_text  # noqa: E402
+from atari5_spec_maintainers.contributions.curves import budget_score, rule_text  # noqa: E402
 from atari5_spec.data.writing import csv_text, format_value  # noqa: E402
 
 # --- Dopamine -----------------------------------------------------------------------------------------------------

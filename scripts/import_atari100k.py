@@ -255,7 +255,7 @@ def write_cross_checks(package: Path, rows: list[tuple]) -> None:
 
     from atari5_spec.data.datapackage import read_descriptor
     from atari5_spec.data.transaction import package_transaction
-    from atari5_spec.data.versioning import bumped_descriptor_text
+    from atari5_spec_maintainers.versioning import bumped_descriptor_text
 
     with package_transaction(package, "import_atari100k cross-checks") as change:
         current = list(csv.DictReader(io.StringIO((package / "data" / "cross_checks.csv").read_text(encoding="utf-8"))))

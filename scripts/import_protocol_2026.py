@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from atari5_spec.data.datapackage import read_descriptor, table_resource  # noqa: E402
 from atari5_spec.data.transaction import package_transaction  # noqa: E402
 from atari5_spec.data.validation import regime_label  # noqa: E402
-from atari5_spec.data.versioning import bumped_descriptor_text  # noqa: E402
+from atari5_spec_maintainers.versioning import bumped_descriptor_text  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
 FIRST_VERSION = "1.23.0"  # the data the evidence was read against (1.24.0 adds calibrations only)

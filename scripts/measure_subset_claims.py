@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 import atari5_spec
-from atari5_spec.method.evaluation.calibration_choice import choice_blocks
-from atari5_spec.method.evaluation.claims_report import REPORTED, claims_text
+from atari5_spec_research.evaluation.calibration_choice import choice_blocks
+from atari5_spec_research.evaluation.claims_report import REPORTED, claims_text
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSIONS = ("paper-2023", "refit-2026-11")
@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
         print("\n" + text, end="")
     if "--refold" not in argv:
         return 0
-    from atari5_spec.method.evaluation.pinning import calibration_mismatches
+    from atari5_spec_maintainers.pinning.calibrations import calibration_mismatches
 
     wall, cpu = time.perf_counter(), time.process_time()
     searched: dict = {}

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from atari5_spec.data.datapackage import CSV_DIALECT, descriptor_text, read_descriptor, table_resource  # noqa: E402
 from atari5_spec.data.validation import regime_label  # noqa: E402
-from atari5_spec.data.versioning import descriptor_with_stats  # noqa: E402
+from atari5_spec_maintainers.versioning import descriptor_with_stats  # noqa: E402
 from atari5_spec.data.writing import csv_text, write_text_atomic  # noqa: E402
 
 # The Atari-5 paper's raw tables: every 0.x source but the contributions.

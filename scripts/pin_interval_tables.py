@@ -26,12 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from atari5_spec.data.datapackage import read_descriptor  # noqa: E402
 from atari5_spec.data.transaction import package_transaction  # noqa: E402
-from atari5_spec.data.versioning import bumped_descriptor_text, changelog_with_entry  # noqa: E402
-from atari5_spec.method.evaluation.pinning import (  # noqa: E402
-    interval_table_files,
-    intervals_resource,
-    pinned_calibration_names,
-)
+from atari5_spec_maintainers.versioning import bumped_descriptor_text, changelog_with_entry  # noqa: E402
+from atari5_spec_maintainers.pinning.calibrations import interval_table_files, intervals_resource, pinned_calibration_names
 
 
 def apply(root: Path, refresh: bool = False) -> dict[str, str]:

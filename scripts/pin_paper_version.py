@@ -23,7 +23,7 @@ import atari5_spec  # noqa: E402
 from atari5_spec.data.datapackage import read_descriptor, refresh_resource_stats  # noqa: E402
 from atari5_spec.method import coefficients as coef  # noqa: E402
 from atari5_spec.method import training  # noqa: E402
-from atari5_spec.method.search import staged_search  # noqa: E402
+from atari5_spec_research.search import staged_search  # noqa: E402
 
 
 def main() -> int:

@@ -25,9 +25,9 @@ from pathlib import Path
 import atari5_spec
 from atari5_spec.data.errors import InputError
 from atari5_spec.method.calibration import read_calibration
-from atari5_spec.method.evaluation.calibration_choice import Alternative, pair_results, single_results
-from atari5_spec.method.evaluation.claims_report import REPORTED
-from atari5_spec.method.evaluation.pinning import pin_calibration
+from atari5_spec_research.evaluation.calibration_choice import Alternative, pair_results, single_results
+from atari5_spec_research.evaluation.claims_report import REPORTED
+from atari5_spec_maintainers.pinning.calibrations import pin_calibration
 
 ROOT = Path(__file__).resolve().parents[1]
 

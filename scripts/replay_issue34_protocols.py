@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE))
 
 from atari5_spec.data.datapackage import read_descriptor  # noqa: E402
 from atari5_spec.data.transaction import package_transaction  # noqa: E402
-from atari5_spec.data.versioning import bumped_descriptor_text  # noqa: E402
+from atari5_spec_maintainers.versioning import bumped_descriptor_text  # noqa: E402
 from update_paper_links import linked_text  # noqa: E402
 from update_protocol_evidence import apply as evidence_texts  # noqa: E402
 

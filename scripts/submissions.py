@@ -43,7 +43,7 @@ def write_and_merge(folder: Path, metadata_text: str, scores_text: str, package:
     Prints the outcome. A submission that cannot be merged (or a dry run) leaves no folder behind; returns
     whether it was merged.
     """
-    from atari5_spec.contributions import SubmissionError, add_submission, check_submission, format_report
+    from atari5_spec_maintainers.contributions import SubmissionError, add_submission, check_submission, format_report
     from atari5_spec.data.writing import write_text_atomic
 
     write_text_atomic(folder / "metadata.yaml", metadata_text)

@@ -21,10 +21,10 @@ import sys
 from pathlib import Path
 
 import atari5_spec
-from atari5_spec.method.evaluation.calibration_choice import choice_blocks
-from atari5_spec.method.evaluation.claims_report import REPORTED, claims_markdown
-from atari5_spec.method.evaluation.designs import designs_markdown
-from atari5_spec.method.evaluation.report import interval_markdown, pinned_markdown
+from atari5_spec_research.evaluation.calibration_choice import choice_blocks
+from atari5_spec_research.evaluation.claims_report import REPORTED, claims_markdown
+from atari5_spec_research.evaluation.designs import designs_markdown
+from atari5_spec_research.evaluation.report import interval_markdown, pinned_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 README_GROUPS = ("in range", "in range, held-out", "extrapolation")  # docs/method.md's short table; out-of-sample: all

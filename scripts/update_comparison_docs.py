@@ -21,10 +21,10 @@ from pathlib import Path
 
 import atari5_spec
 from atari5_spec.method.calibration import read_calibration
-from atari5_spec.method.evaluation.calibration_choice import choice_blocks, shared_error_by_scoring
-from atari5_spec.method.direction_report import margins_markdown, subset_margins_markdown, wrong_way_markdown
-from atari5_spec.method.evaluation.claims_report import REPORTED
-from atari5_spec.method.pair_evaluation import comparison_markdown, setup_spread_markdown
+from atari5_spec_research.evaluation.calibration_choice import choice_blocks, shared_error_by_scoring
+from atari5_spec_research.direction_report import margins_markdown, subset_margins_markdown, wrong_way_markdown
+from atari5_spec_research.evaluation.claims_report import REPORTED
+from atari5_spec_research.pair_evaluation import comparison_markdown, setup_spread_markdown
 from atari5_spec.method.pairs import STANDARD_EPISODE_FRAMES, measured_range, pair_agents
 from atari5_spec.method.pinned import load_coefficient_set
 from atari5_spec.scoring.protocol_conditions import agents_below_random, episode_caps

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/import_proto
 
 from atari5_spec.data.datapackage import read_descriptor  # noqa: E402
 from atari5_spec.data.transaction import package_transaction  # noqa: E402
-from atari5_spec.data.versioning import bumped_descriptor_text  # noqa: E402
+from atari5_spec_maintainers.versioning import bumped_descriptor_text  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 from import_protocol_2026 import read_csv  # noqa: E402
 from update_protocol_evidence import schema_problems  # noqa: E402

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/import_proto
 from atari5_spec.data.datapackage import bump_version, descriptor_text, read_descriptor  # noqa: E402
 from atari5_spec.data.transaction import package_transaction  # noqa: E402
 from atari5_spec.data.validation import regime_label  # noqa: E402
-from atari5_spec.data.versioning import descriptor_with_stats  # noqa: E402
+from atari5_spec_maintainers.versioning import descriptor_with_stats  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 from import_protocol_2026 import MAX_NOTE, NOTE_POINTER, read_csv, same  # noqa: E402
 

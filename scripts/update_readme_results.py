@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from atari5_spec.analyses.contributed_results import README_BLOCK, contributed_results, results_markdown  # noqa: E402
+from atari5_spec_research.analyses.contributed_results import README_BLOCK, contributed_results, results_markdown  # noqa: E402
 from atari5_spec.data.loading import load  # noqa: E402
 from atari5_spec.data.writing import write_text_atomic  # noqa: E402
 

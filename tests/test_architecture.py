@@ -1,4 +1,9 @@
-"""The package's layers (docs/architecture.md): every import inside atari5_spec points down.
+"""The three distributions and the standard's layers (docs/architecture.md): every import points down.
+
+The standard (``atari5_spec``, the repository root's distribution) imports nothing of the research
+(``research/``, ``atari5_spec_research``) or the maintainers' tools (``maintainers/``,
+``atari5_spec_maintainers``); the research imports nothing of the maintainers' tools. Inside the standard every
+import points down its layers.
 
 The imports are read from the source with ``ast`` (module level and inside
 functions alike), so a lazy import inside a command counts as much as one at
@@ -18,7 +23,11 @@ PACKAGE = Path(atari5_spec.__file__).resolve().parent
 # Bottom to top. A module may import its own layer and the layers with a lower rank; two layers
 # of the same rank (contributions, analyses) may not import each other. `_version` is a leaf
 # every layer may import; the root `__init__` is the public facade, which nothing inside imports.
-LAYER_RANK = {"_version": 0, "data": 1, "method": 2, "scoring": 3, "contributions": 4, "analyses": 4, "site": 5, "cli": 6}
+LAYER_RANK = {"_version": 0, "data": 1, "method": 2, "scoring": 3, "cli": 4}
+REPOSITORY = Path(__file__).resolve().parents[1]
+# bottom to top: a distribution may import its own package and those below it
+DISTRIBUTIONS = {"atari5_spec": (REPOSITORY, 0), "atari5_spec_research": (REPOSITORY / "research", 1),
+                 "atari5_spec_maintainers": (REPOSITORY / "maintainers", 2)}
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 
 
@@ -101,7 +110,7 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
     assert upward_imports() == [
         "atari5_spec/data/loading.py:5 imports atari5_spec.scoring.estimate: layer 'data' may not import layer "
-        "'scoring' (imports point down: _version < data < method < scoring < contributions < analyses < site < cli)"]
+        "'scoring' (imports point down: _version < data < method < scoring < cli)"]
 
 
 @pytest.mark.parametrize("layer", sorted(set(LAYER_RANK) - {"_version"}))
@@ -222,8 +231,13 @@ def test_each_command_family_adds_exactly_the_commands_main_maps_to_it():
         commands = argparse.ArgumentParser().add_subparsers()
         getattr(importlib.import_module(f"atari5_spec.cli.{family}"), adder)(commands)
         assert tuple(commands.choices) == names, family
+    from importlib.metadata import entry_points
+
+    from atari5_spec.cli.main import COMMANDS_GROUP
+
     every = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
-    assert set(every) == {n for _, names in FAMILIES.values() for n in names}
+    added = {point.name for point in entry_points(group=COMMANDS_GROUP)}  # the installed extensions' commands
+    assert set(every) == {n for _, names in FAMILIES.values() for n in names} | added
     only = next(a for a in build_parser("score")._actions if isinstance(a, argparse._SubParsersAction)).choices
     assert set(only) == {"score", "predict", "leaderboard"}
 
@@ -248,6 +262,61 @@ print(json.dumps([status, sorted(m for m in sys.modules if m.startswith("atari5_
                           cwd=PACKAGE.parent)
     status, modules = json.loads(done.stdout.splitlines()[-1])
     assert status == 0 and len(modules) <= 30, modules
-    assert not any(m.startswith(("atari5_spec.data.transaction", "atari5_spec.cli.package", "atari5_spec.cli.search",
+    assert not any(m.startswith(("atari5_spec.data.transaction", "atari5_spec.cli.package", "atari5_spec_research.cli.search",
                                  "atari5_spec.method.pairs", "atari5_spec.scoring.relative", "pandas"))
                    for m in modules), modules
+
+
+def distribution_imports(folder: Path, package: str):
+    """(file:line, imported top-level package) for every import of one of the three packages in ``folder``'s files
+    (module level and inside functions; relative imports stay in their own package)."""
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else
+                     [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            for name in names:
+                top = name.split(".")[0]
+                if top in DISTRIBUTIONS:
+                    yield f"{path.relative_to(REPOSITORY)}:{node.lineno}", top
+
+
+def distribution_problems() -> list[str]:
+    found = []
+    for package, (root, rank) in DISTRIBUTIONS.items():
+        folders = [root / package, root / "tests"] if package != "atari5_spec" else [root / package, root / "tests"]
+        for folder in folders:
+            for where, top in distribution_imports(folder, package):
+                if DISTRIBUTIONS[top][1] > rank:
+                    found.append(f"{where} imports {top}: {package} (and its tests) may import only "
+                                 f"{' and '.join(p for p, (_, r) in DISTRIBUTIONS.items() if r <= rank)}")
+    return found
+
+
+def test_no_distribution_imports_one_above_it():
+    # what a user installs is the standard alone: it, and its tests, must run without the other two
+    assert distribution_problems() == []
+
+
+def test_the_distribution_check_sees_an_upward_import(tmp_path, monkeypatch):
+    (tmp_path / "atari5_spec" / "scoring").mkdir(parents=True)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "atari5_spec" / "scoring" / "estimate.py").write_text("def f():\n    import atari5_spec_research.search\n")
+    (tmp_path / "tests" / "test_x.py").write_text("from atari5_spec_maintainers.site import build\n")
+    monkeypatch.setattr(sys.modules[__name__], "REPOSITORY", tmp_path)
+    monkeypatch.setitem(DISTRIBUTIONS, "atari5_spec", (tmp_path, 0))
+    monkeypatch.setitem(DISTRIBUTIONS, "atari5_spec_research", (tmp_path / "research", 1))
+    monkeypatch.setitem(DISTRIBUTIONS, "atari5_spec_maintainers", (tmp_path / "maintainers", 2))
+    assert [p.split(" ")[0:3] for p in distribution_problems()] == [
+        ["atari5_spec/scoring/estimate.py:2", "imports", "atari5_spec_research:"],
+        ["tests/test_x.py:1", "imports", "atari5_spec_maintainers:"]]
+
+
+def test_the_three_distributions_move_in_one_version():
+    import re
+
+    versions = {root.name: re.search(r'^version = "([^"]+)"', (root / "pyproject.toml").read_text(encoding="utf-8"),
+                                     re.M).group(1) for root, _ in DISTRIBUTIONS.values()}
+    pins = re.findall(r'"(atari5-spec(?:-research)?)==([^"]+)"',
+                      "".join((root / "pyproject.toml").read_text(encoding="utf-8") for root, _ in DISTRIBUTIONS.values()))
+    assert len(set(versions.values())) == 1 and {v for _, v in pins} == set(versions.values()), (versions, pins)
+    assert versions[REPOSITORY.name] == atari5_spec.__version__

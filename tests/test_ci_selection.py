@@ -1,4 +1,4 @@
-"""What .ci/run's floors job runs (tests/conftest.py, FLOORS_INDEPENDENT): the numeric, validation and data-reading
+"""What .ci/run's floors job runs (conftest.py, FLOORS_INDEPENDENT): the numeric, validation and data-reading
 tests always, and every entry of the list names a test that exists, with its reason."""
 
 import ast
@@ -7,8 +7,15 @@ from pathlib import Path
 
 from conftest import FLOORS_INDEPENDENT, floors_independent_reason
 
-TESTS = Path(__file__).resolve().parent
-CI_RUN = TESTS.parent / ".ci" / "run"
+REPOSITORY = Path(__file__).resolve().parents[1]
+CI_RUN = REPOSITORY / ".ci" / "run"
+SUITES = [REPOSITORY / "tests", REPOSITORY / "research" / "tests", REPOSITORY / "maintainers" / "tests"]
+
+
+def module_path(module: str) -> Path:
+    """The test module of that name in one of the three distributions' suites (names are unique across them)."""
+    found = [suite / module for suite in SUITES if (suite / module).is_file()]
+    return found[0] if len(found) == 1 else SUITES[0] / module
 
 # The modules whose outcome depends on numpy, pandas, pandera, frictionless, jsonschema, yaml, scipy or scikit-learn
 # behaviour: numeric results, validation messages, reading and writing data. The floors job runs all of each.
@@ -19,7 +26,7 @@ LIBRARY_DEPENDENT = ["test_validation.py", "test_data_package.py", "test_hostile
 
 
 def functions_of(module: str) -> list[str]:
-    tree = ast.parse((TESTS / module).read_text(encoding="utf-8"))
+    tree = ast.parse(module_path(module).read_text(encoding="utf-8"))
     return [node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
 
 
@@ -58,7 +65,7 @@ def test_the_floors_job_keeps_the_library_behaviour_of_the_attack_and_site_tests
 def test_every_entry_names_a_test_that_exists_and_says_why():
     for key, reason in FLOORS_INDEPENDENT.items():
         module, _, test = key.partition("::")
-        assert (TESTS / module).is_file(), key
+        assert module_path(module).is_file(), key
         assert not test or test in functions_of(module), key
         if reason is None:  # keeps one test of an independent module in the floors job
             assert test and FLOORS_INDEPENDENT.get(module), key
@@ -69,7 +76,7 @@ def test_every_entry_names_a_test_that_exists_and_says_why():
 def test_the_floors_job_selects_by_the_marker_this_list_sets():
     text = CI_RUN.read_text(encoding="utf-8")
     assert re.search(r'-m "not floors_independent and not browser"', text)
-    modules = sorted(p.name for p in TESTS.glob("test_*.py"))
+    modules = sorted(p.name for suite in SUITES for p in suite.glob("test_*.py"))
     kept = [m for m in modules if not floors_independent_reason(m, "")]
     assert len(kept) >= len(modules) // 2, kept  # most modules still run in the floors job
 

@@ -169,11 +169,11 @@ def test_worker_pools_fork_only_from_a_single_threaded_process():
     # a fresh interpreter with one thread: every worker is forked before the pool's thread starts, and a module
     # imported before the fork is there in the workers without being imported again
     single_threaded = ("import json; from atari5_spec.data.processes import worker_pool\n"
-                       "import atari5_spec.method.search.kernels\n"
+                       "import atari5_spec_research.search.kernels\n"
                        "pool = worker_pool(2)\n"
                        "method = pool._mp_context.get_start_method()\n"
                        "pids = {p.pid for p in pool._processes.values()}\n"
-                       "inherited = pool.submit(eval, \"'atari5_spec.method.search.kernels' in __import__('sys').modules\").result()\n"
+                       "inherited = pool.submit(eval, \"'atari5_spec_research.search.kernels' in __import__('sys').modules\").result()\n"
                        "print(json.dumps([method, len(pids), inherited]))\n"
                        "pool.shutdown()")
     out = subprocess.run([sys.executable, "-c", single_threaded], capture_output=True, text=True, check=True)

@@ -114,15 +114,28 @@ class SuggestingParser(argparse.ArgumentParser):
 # One module per command family, each adding its subcommands (argparse only); a command line naming one of these
 # commands builds only its family's parser, so that `atari5-spec score` imports none of the others.
 FAMILIES = {  # family module -> (its function, the commands it adds), in the order --help lists them
-    "package": ("add_package_commands", ("validate", "verify", "reproduce", "fit", "recover")),
-    "search": ("add_search_commands", ("search", "stability")),
-    "analyses": ("add_analysis_commands", ("irt", "aggregate", "report")),
+    "package": ("add_package_commands", ("validate", "verify", "reproduce", "recover")),
     "score": ("add_scoring_commands", ("score", "predict", "leaderboard")),
-    "contribute": ("add_contribution_commands", ("contribute",)),
-    "evaluate": ("add_evaluation_commands", ("evaluate",)),
-    "release": ("add_release_commands", ("signature", "cite", "export")),
-    "site": ("add_site_commands", ("site",)),
+    "release": ("add_release_commands", ("signature", "cite")),
 }
+# The other distributions add their commands through entry points of this group: the entry point's name is the
+# command, its value the function adding that command's family (maintainers/pyproject.toml, research/pyproject.toml).
+COMMANDS_GROUP = "atari5_spec_commands"
+# Where a command that is not installed comes from: said instead of "invalid choice".
+ELSEWHERE = {
+    "atari5-spec-research (pip install ./research)": ("search", "stability", "irt", "aggregate", "report"),
+    "atari5-spec-maintainers (pip install ./research ./maintainers)": ("contribute", "evaluate", "site", "fit",
+                                                                      "export"),
+}
+
+
+def _extension_adders(command: str | None) -> list:
+    """The functions adding the installed extensions' commands: only ``command``'s when an extension adds it."""
+    from importlib.metadata import entry_points
+
+    points = sorted(entry_points(group=COMMANDS_GROUP), key=lambda point: point.name)
+    chosen = [point for point in points if point.name == command] or points
+    return [point.load() for point in {point.value: point for point in chosen}.values()]
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -137,16 +150,31 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         help="show the code, data package and coefficient versions, and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
-    chosen = [f for f, (_, names) in FAMILIES.items() if command in names] or list(FAMILIES)
-    for family in chosen:
+    parser.commands = commands  # what main looks a command up in
+    own = [f for f, (_, names) in FAMILIES.items() if command in names]
+    for family in own or list(FAMILIES):
         adder, _ = FAMILIES[family]
         getattr(importlib.import_module(f"{__package__}.{family}"), adder)(commands)
+    if not own:
+        for adder in _extension_adders(command):
+            adder(commands)
     return parser
+
+
+def _not_installed(command: str) -> str | None:
+    for distribution, names in ELSEWHERE.items():
+        if command in names:
+            return (f"error: `atari5-spec {command}` comes with {distribution}, which is not installed here "
+                    "(docs/development.md says which install each reader needs)")
+    return None
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
+    if argv and argv[0] not in parser.commands.choices and _not_installed(argv[0]):
+        print(_not_installed(argv[0]), file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     if getattr(args, "legacy_path", None) and getattr(args, "path", None) is None:
         args.path = args.legacy_path  # `validate PATH`, as before --package

@@ -1,4 +1,4 @@
-"""Commands on the data package itself: validate, verify, reproduce, fit."""
+"""Commands on the data package itself: validate, verify, reproduce, recover."""
 
 from __future__ import annotations
 
@@ -74,16 +74,8 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
-def _cmd_fit(args) -> int:
-    from ..method.refit import fit_new_version
-
-    path = fit_new_version(writable_package(args.path), args.name, description=args.description)
-    print(f"wrote coefficient version {args.name} to {path}")
-    return 0
-
-
 def add_package_commands(commands) -> None:
-    """Add validate, verify, reproduce and fit to the top-level subcommands."""
+    """Add validate, verify, reproduce and recover to the top-level subcommands."""
     p = commands.add_parser(
         "validate", help="validate a data package: structure, types, keys, hashes and data rules",
         description="Validates the data package with Frictionless (structure, types, constraints, keys, sha256 "
@@ -98,11 +90,12 @@ def add_package_commands(commands) -> None:
         "verify", help="validate, then recompute every pinned number; exit 1 with a diff on any mismatch",
         description="Validates the package, then recomputes every pinned coefficient version from its pinned "
                     "training rows (tolerance 1e-9), compares the paper's version with the paper's printed Tables "
-                    "2, 3, 8, 9, 10, 11 and 12 at printed precision, recomputes every pinned calibration "
-                    "(out-of-sample errors) and reruns the staged subset search. Exit 1, naming version, model "
+                    "2, 3, 8, 9, 10, 11 and 12 at printed precision, checks the conformance vectors and runs "
+                    "every installed extension's checks (with the maintainers' tools: every pinned calibration "
+                    "recomputed and the subset searches rerun). Exit 1, naming version, model "
                     "and value, on any mismatch.")
     add_package_option(p, positional=True)
-    p.add_argument("--skip-search", action="store_true", help="do not rerun the subset search (faster)")
+    p.add_argument("--skip-search", action="store_true", help="do not rerun the subset searches (faster)")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.set_defaults(run=_cmd_verify)
 
@@ -114,17 +107,6 @@ def add_package_commands(commands) -> None:
     add_package_option(p)
     p.add_argument("--coefficients", default=None, help="coefficient version (default: paper-2023)")
     p.set_defaults(run=_cmd_reproduce)
-
-    p = commands.add_parser("fit", help="fit a new pinned coefficient version from the current data",
-                            description="Fits every subset model of the default version (same games) on every entry "
-                                        "the inclusion rule admits in the current data, and pins it as a new "
-                                        "coefficient version (manifest, training rows, hashes); the data package "
-                                        "version gets a minor bump and CHANGELOG.md a line. The default version "
-                                        "does not change.")
-    p.add_argument("--name", required=True, help="version name, e.g. 2026-11 (lower-case, digits, '-')")
-    add_package_option(p)
-    p.add_argument("--description", default=None, help="one sentence saying why this version exists")
-    p.set_defaults(run=_cmd_fit)
 
     p = commands.add_parser("recover", help="finish (or undo) a change a killed command left in the package",
                             description="A command that writes into the package (contribute add, fit, evaluate "

@@ -1,4 +1,4 @@
-"""The ``signature check``, ``cite`` and ``export`` subcommands: what a paper cites, and what a release ships.
+"""The ``signature check`` and ``cite`` subcommands: what a paper cites.
 
 Only argparse is imported here; each command imports what it needs when it runs.
 """
@@ -35,19 +35,8 @@ on: the coefficient version's training rows, the held-out agents of its
 calibration and the normalisation constants. --signature SIG cites the
 versions a signature names and quotes it in the sentence."""
 
-EXPORT_HELP = "write the data package as a self-contained folder and a byte-reproducible zip (a release artefact)"
-EXPORT_DESCRIPTION = """\
-Write DIR/atari5-spec-data-<version>/ and DIR/atari5-spec-data-<version>.zip:
-datapackage.json, data/, schemas/, the pinned coefficient versions, the
-calibrations, the paper's published tables, a README of every field, the
-licences and CITATION.cff. Files are copied byte for byte (the hashes in
-datapackage.json hold); the zip depends only on the package (sorted entries,
-fixed timestamps), so the same package always gives the same zip. DIR must be
-outside any data package; an earlier export there is replaced."""
-
-
 def add_release_commands(commands) -> None:
-    """Register ``signature``, ``cite`` and ``export`` on the main parser's subparsers."""
+    """Register ``signature`` and ``cite`` on the main parser's subparsers."""
     p = commands.add_parser("signature", help=SIGNATURE_HELP, description=SIGNATURE_DESCRIPTION,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = p.add_subparsers(dest="signature_command", metavar="ACTION")
@@ -71,12 +60,6 @@ def add_release_commands(commands) -> None:
     p.add_argument("--signature", default=None, metavar="SIG", help="a signature printed by `score`: cite its "
                    "versions and quote it in the sentence")
     p.set_defaults(run=_cmd_cite)
-
-    p = commands.add_parser("export", help=EXPORT_HELP, description=EXPORT_DESCRIPTION,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (outside any data package)")
-    add_package_option(p)
-    p.set_defaults(run=_cmd_export)
 
 
 # --- signature check -------------------------------------------------------------------------------------------
@@ -155,15 +138,4 @@ def _cmd_cite(args) -> int:
     print(writer(result), end="")
     if args.format == "bibtex":  # BibTeX has no comments: the sentence goes beside the entries, not into the file
         print(f"Next to the number: {result.sentence}", file=sys.stderr)
-    return 0
-
-
-# --- export ----------------------------------------------------------------------------------------------------
-
-def _cmd_export(args) -> int:
-    from ..scoring.release import export
-
-    result = export(args.out, args.path)
-    print(f"wrote {result.folder}/ ({result.n_files} files)")
-    print(f"wrote {result.zip_path} ({result.zip_bytes:,} bytes)")
     return 0

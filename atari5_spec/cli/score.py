@@ -149,32 +149,22 @@ def add_scoring_commands(commands) -> None:
 
 def submission_input(path: str):
     """(observations, protocol) of a submission folder (contributions/<id>/: metadata.yaml and scores.csv), read
-    through the contribution gate, or None when ``path`` is not a folder. The runs' final scores (one per seed)
-    when the submission has them, else its per-game numbers; the protocol as its metadata states it (what
-    ``contribute check`` reads: sticky actions, training frames, the episode cap)."""
+    by the contribution gate of the maintainers' tools (entry point ``atari5_spec_folder_inputs``, ``submission``),
+    or None when ``path`` is not a folder."""
+    from importlib.metadata import entry_points
     from pathlib import Path
 
     from ..data.errors import InputError
-    from ..scoring.input import Observation
 
     folder = Path(path)
     if path == "-" or not folder.is_dir() or folder.is_symlink():
         return None
-    from ..contributions.reading import read_submission
-    from ..data.loading import load
-    from ..data.validation import format_problems
-
-    submission, problems = read_submission(folder, load(), check_ids=False)
-    if submission is None:
-        raise InputError(f"{path}: not a readable submission folder:\n{format_problems(problems)}")
-    finals = [s for s in submission.scores if s.kind == "seed"] or [s for s in submission.scores
-                                                                     if s.kind == "published"]
-    label = f"{folder.name}/scores.csv"
-    observations = [Observation(s.game_id, s.score, None if s.seed is None else str(s.seed),
-                                f"{label}, line {s.line}") for s in finals]
-    stated = submission.metadata.get("protocol") or {}
-    return observations, {k: stated.get(k) for k in ("sticky_action_probability", "training_frames",
-                                                     "max_episode_frames")}
+    readers = [point for point in entry_points(group="atari5_spec_folder_inputs") if point.name == "submission"]
+    if not readers:
+        raise InputError(f"{path}: a folder; a submission folder (metadata.yaml and scores.csv) is read by "
+                         "atari5-spec-maintainers (pip install ./research ./maintainers): give its scores.csv, "
+                         "or install them")
+    return readers[0].load()(folder)
 
 
 def _observations(args, required: bool = True):

@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Iterator, NamedTuple
 
 from .errors import InputError
-from .limits import ASCII_NUMBER, MAX_NUMBER_CHARS, non_ascii_digit, refuse_nul, score_problem
+from .limits import ASCII_NUMBER, MAX_LINE_CHARS, MAX_NUMBER_CHARS, non_ascii_digit, refuse_nul, score_problem
 
 __all__ = ["CellProblem", "number_problem", "parse_number", "parse_count", "looks_like_thousands", "TableText",
            "read_table", "row_width_problem", "split_score_argument", "delimiter_problem"]
@@ -205,6 +205,10 @@ def read_table(text: str, source: str, number_column: str | tuple[str, ...], max
         raise InputError(f"{source}: no {what} (the file is empty)")
     if len(lines) > max_rows + 1:
         raise InputError(f"{source}, line {lines[max_rows + 1][0]}: more than {max_rows:,} rows of {what}")
+    for number, line in lines:
+        if len(line) > MAX_LINE_CHARS:
+            raise InputError(f"{source}, line {number}: {len(line):,} characters, more than the limit of "
+                             f"{MAX_LINE_CHARS:,} for a line of {what}")
     records: Iterator[list[str]] = csv.reader(io.StringIO("\n".join(line for _, line in lines)))
     rows, index = [], 0
     while True:

@@ -37,6 +37,8 @@ __all__ = ["refuse_nul", "MAX_NESTING_DEPTH", "MAX_NUMBER_CHARS", "MAX_ABS_SCORE
 
 MAX_NESTING_DEPTH = 32
 MAX_NUMBER_CHARS = 40
+MAX_LINE_CHARS = 65_536          # a line of a CSV input: under the csv module's default field limit (131,072),
+                                 # which other libraries raise process-wide, so the refusal never depends on them
 MAX_ABS_SCORE = 1e9
 MAX_DESCRIPTOR_BYTES = 4 << 20   # datapackage.json: 17 kB today
 MAX_SCORE_FILE_BYTES = 64 << 20  # a score file: 200,000 per-seed rows are about 6 MB

@@ -2,7 +2,7 @@
 
 Names, titles and contributor names reach Markdown in CHANGELOG.md (``contribute add``), the README's
 tables (scripts/update_readme_results.py), the documentation site (MyST, docs/) and the pull-request
-comment (:mod:`atari5_spec.contributions.report`, which adds GitHub's mentions and autolinks on top).
+comment (:mod:`atari5_spec_maintainers.contributions.report`, which adds GitHub's mentions and autolinks on top).
 :func:`markdown_text` makes such text one line with nothing in it that Markdown or HTML would run or
 link: ``\\``, ``<``, ``>``, ``[``, ``]``, backticks, ``&`` (entities) and ``|`` (table cells) are
 backslash-escaped (CommonMark and MyST show the character itself). Emphasis (``*``, ``_``) is left as

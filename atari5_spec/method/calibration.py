@@ -415,3 +415,10 @@ def sticky_from_game_ids(names: Mapping[str, str] | Sequence[str]) -> tuple[floa
     if len(implied) != 1:
         return None, None
     return next(iter(implied))
+
+
+def pinned_calibration_names(root: Path, version: str) -> list[str]:
+    """Every calibration of ``version`` with a file in the package: each method's editions, oldest first."""
+    coefficients = Path(root) / "coefficients" / version
+    return [calibration_name(version, method, edition) for method in CALIBRATION_METHODS
+            for edition in calibration_editions(coefficients, method)]

@@ -28,6 +28,7 @@ __all__ = ["MARGINS", "Pair", "PairSet", "pair_set", "index_pair_set", "two_pape
            "same_paper_pair_set",
            "same_setup_pair_set", "direction_margin", "pinned_margin", "decisions", "choose_margin", "nested_wrong_way", "MarginResult", "margin_results", "DIRECTION_INTERVALS"]
 
+BANDS = (("1.3-2x", 1.3, 2.0), ("2-3x", 2.0, 3.0), (">3x", 3.0, math.inf))  # bands of true ratio
 MARGINS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
 # the interval table's rows that carry a design's chosen margin (docs/design/interval-tables.md)
 DIRECTION_INTERVALS = {"ratio-two-papers": "direction-two-papers", "ratio-same-setup": "direction-same-setup"}
@@ -167,6 +168,15 @@ def nested_wrong_way(sets: Sequence[PairSet], margins: Sequence[float] = MARGINS
     return decided_out, wrong_out
 
 
+def band_counts(true_log: np.ndarray, decided: np.ndarray) -> tuple[tuple[int, int], ...]:
+    size = np.abs(true_log)
+    out = []
+    for _, low, high in BANDS:
+        mask = (size >= math.log10(low)) & (size < math.log10(high))
+        out.append((int(decided[mask].sum()), int(mask.sum())))
+    return tuple(out)
+
+
 class MarginResult(NamedTuple):
     """One population under one margin: decisions per band of true ratio and wrong-way decisions."""
 
@@ -182,10 +192,9 @@ class MarginResult(NamedTuple):
 
 
 def _result(s: PairSet, margin, decided: np.ndarray, wrong: np.ndarray) -> MarginResult:
-    from .pair_evaluation import _band_counts
 
     evidence = population_evidence(wrong, pair_population(s.first, s.second, agent_codes(s.agents)))
-    return MarginResult(s.name, margin, len(s.half), _band_counts(s.true, decided), int(wrong.sum()), evidence.low,
+    return MarginResult(s.name, margin, len(s.half), band_counts(s.true, decided), int(wrong.sum()), evidence.low,
                         evidence.high, evidence.runs, evidence.papers)
 
 

@@ -16,7 +16,7 @@ Paper sections 4.2-4.4 and Appendix E (Aitchison, Sweetser & Hutter 2023):
 
 Everything here is plain numpy (no scikit-learn at run time); the tests check
 each function against scikit-learn. The fast exhaustive search lives in
-``atari5_spec.method.search`` and reports its final models through this module.
+``atari5_spec_research.search`` and reports its final models through this module.
 """
 
 from __future__ import annotations

@@ -9,19 +9,14 @@ For a release to go out, all of these must hold:
    pinned values (absolute tolerance 1e-9);
 3. the paper's version reproduces the paper's printed Tables 2, 3, 8, 9, 10, 11
    and 12 at the printed precision;
-4. every pinned calibration, every edition of every method
-   (calibration/<version>[.<method>][.<edition>].csv: the out-of-sample errors
-   behind score's prediction interval), is recomputed from the data for the
-   agents it lists (a reselected calibration from the games its rows record;
-   unless skipped, each fold's staged search is rerun and must choose them),
-   and its interval table (calibration/intervals/<name>.csv, the half-widths
-   ``score`` applies) equals the one recomputed from it (numbers to their last digits, relative 1e-12);
-5. the conformance vectors of SPEC.md (conformance/vectors.json) give their
+4. the conformance vectors of SPEC.md (conformance/vectors.json) give their
    expected outputs with the reference, from the pinned parameters, by the
    spec's own rule (numbers within 1e-9 relative, printed strings and nulls
    exactly: numpy's log10 and powers differ in the last bits between CPUs);
-6. unless skipped, the staged subset search on the paper's training set selects
-   the paper's games for every subset.
+5. every installed extension's checks (entry point group ``atari5_spec_verify``). The maintainers'
+   distribution adds the pinned calibrations recomputed from the data, their interval tables recomputed
+   from the pinned errors, and the subset searches rerun (:mod:`atari5_spec_maintainers.pinning.checks`);
+   the calibration and interval files are otherwise held to their hashes by the package's validation.
 
 Each check reports what it compared and every mismatch by version, model and
 value, so that a failing release says exactly what no longer reproduces.
@@ -31,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, NamedTuple
 
@@ -188,48 +182,6 @@ def verify_version(dataset, name: str, coefficients_dir: Path, root: Path, reads
     return checks, {"content": content, "tables": tables, "rows": rows}
 
 
-def check_calibration(dataset, name: str, search: bool = False, searched: dict | None = None, agents=None,
-                      reads=None) -> Check:
-    """The pinned out-of-sample errors (score's prediction interval) recomputed from the data for the same agents
-    (``search``: a reselected calibration's fold searches rerun too; ``searched`` keeps them between versions;
-    ``agents``: the data's agents, ``evaluation.agent_scores(dataset)``, computed once for every calibration;
-    ``reads``: a :class:`~.pinned_reads.PinnedReads`, each version's tables read once for every calibration)."""
-    from .evaluation.pinning import calibration_mismatches
-
-    compared, mismatches = calibration_mismatches(dataset, name, PINNED_TOLERANCE, search, searched, agents, reads)
-    return Check(f"{name}: calibration (out-of-sample errors)", compared, mismatches)
-
-
-def with_fold_searches(check: Check, dataset, name: str, searched: dict, recorded: dict) -> Check:
-    """``check`` (a fold calibration's, made without its searches) with the searches' mismatches first, as
-    :func:`check_calibration` with ``search`` lists them: the games the calibration ``name`` records (``recorded``,
-    :func:`~.evaluation.pinning.recorded_selections`) against the searches' (waited for when ``searched`` holds
-    futures)."""
-    from .calibration import split_name
-    from .evaluation.pinning import searched_selections, selection_mismatches
-
-    chosen = searched_selections(dataset, split_name(name)[0], searched)
-    return check._replace(mismatches=selection_mismatches(name, recorded, chosen) + check.mismatches)
-
-
-def interval_table_checks(root: Path, executor) -> dict:
-    """calibration name -> future of its :func:`check_interval_table`, for every pinned calibration of every version,
-    started on ``executor`` (a worker process: each table is a pure function of its pinned errors file, so they are
-    recomputed there while this process recomputes the calibrations)."""
-    from .evaluation.pinning import pinned_calibration_names
-
-    names = [c for v in coef.read_index(root / "coefficients")["versions"] for c in pinned_calibration_names(root, v)]
-    return {name: executor.submit(check_interval_table, root, name) for name in names}
-
-
-def check_interval_table(root: Path, name: str) -> Check:
-    """calibration/intervals/<name>.csv equals the table recomputed from the pinned errors (numbers within 1e-12)."""
-    from .evaluation.pinning import interval_table_mismatches
-
-    compared, mismatches = interval_table_mismatches(root, name)
-    return Check(f"{name}: interval table (pinned half-widths)", compared, mismatches)
-
-
 def check_conformance(root: Path) -> Check:
     """conformance/vectors.json: every case recomputed by the reference gives its expected outputs (SPEC.md section
     12's rule), and its parameters are exactly the pinned files'."""
@@ -239,24 +191,30 @@ def check_conformance(root: Path) -> Check:
     return Check("conformance vectors (SPEC.md)", compared, problems)
 
 
-def check_search(name: str, content: dict, rows: pd.DataFrame, dataset, progress=None) -> Check:
-    """Rerun the staged search on the version's training set; it must select the version's subsets."""
-    from .search import staged_choice
+EXTENSIONS_GROUP = "atari5_spec_verify"  # entry points: checks another distribution adds (docs/architecture.md)
 
-    X, y = training.training_matrix(rows, dataset.games, dataset.algorithms)
-    # bounded: the exhaustive search's choices (tests/test_search_bound.py) at a third of its cost
-    found = staged_choice(X, y, excluded=tuple(content["method"]["search"]["excluded_games"]), progress=progress,
-                          bounded=True)
-    mismatches = []
-    for subset, games in found.items():
-        expected = content["subsets"].get(subset)
-        if expected is not None and list(games) != list(expected):
-            mismatches.append(f"{name}: search selects {subset} = {' '.join(games)}, pinned {' '.join(expected)}")
-    return Check(f"{name}: staged search selects the pinned subsets", len(found), mismatches)
+
+class Context(NamedTuple):
+    """What an extension's ``start`` receives: the package folder, its dataset (None when a table does not parse),
+    whether the slow searches run, verify's worker pool (its processes, forked before any thread started) and the
+    progress callback."""
+    root: Path
+    dataset: object
+    search: bool
+    workers: object
+    progress: Callable | None
+
+
+def installed_extensions() -> list:
+    """The ``start`` functions of every installed ``atari5_spec_verify`` entry point, by name: each takes a
+    :class:`Context`, starts its slow work on the workers and returns a function giving its checks."""
+    from importlib.metadata import entry_points
+
+    return [point.load() for point in sorted(entry_points(group=EXTENSIONS_GROUP), key=lambda p: p.name)]
 
 
 def verify(path: str | Path | None = None, search: bool = True, validate: bool = True,
-           progress: Callable | None = None) -> list[Check]:
+           progress: Callable | None = None, extensions: list | None = None) -> list[Check]:
     """Recompute every pinned number from the data; the release is good when every returned check is ok.
 
     Parameters
@@ -264,18 +222,21 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
     path : str or Path, optional
         The package folder (default: the one you are in, else the installed copy).
     search : bool, default True
-        Also rerun the paper's staged subset search (the slowest check).
+        Let the extensions rerun the subset searches (the slowest checks).
     validate : bool, default True
         Also validate the package (:func:`atari5_spec.validate`).
     progress : callable, optional
         Called with progress messages.
+    extensions : list, optional
+        The extensions' ``start`` functions (default: every installed ``atari5_spec_verify`` entry point; the
+        maintainers' distribution adds the calibrations, interval tables and searches recomputed).
 
     Returns
     -------
     list of Check
         One per check (validation, every pinned coefficient version at
-        absolute tolerance 1e-9, the paper's printed tables, the search),
-        each with ``ok`` and what differs.
+        absolute tolerance 1e-9, the paper's printed tables, the conformance
+        vectors, then each extension's), each with ``ok`` and what differs.
 
     Notes
     -----
@@ -284,80 +245,32 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
     """
     from ..data.loading import load
     from ..data.processes import worker_pool
-    from ..data.validation import frictionless_problems
-    # the code the workers run (fold searches, interval tables), imported before they fork so that they inherit it
-    from . import interval_table  # noqa: F401
-    from .evaluation import pinning, reselection  # noqa: F401
-    from .search import shared_bounds  # noqa: F401
+    from ..data.validation import frictionless_problems, validate_package
 
     root = package_root(path)
+    starts = installed_extensions() if extensions is None else extensions
     # The workers are forked first, while this process runs one thread (else spawned): Frictionless's row checks,
-    # then the fold searches (most of verify's CPU; the thread only waits for them) or, without them, the interval
-    # tables, run there beside every other check (a third process beside the searches did not pay: measured in
-    # benchmarks/bench_verify.py, CHANGELOG issue 33 item 5).
-    with worker_pool(2 if search else 1) as workers, ThreadPoolExecutor(max_workers=1) as waiter:
+    # then the extensions' slow work, run there beside every other check.
+    with worker_pool(2 if starts and search else 1) as workers:
         structure = workers.submit(frictionless_problems, root).result if validate else None
         try:
             dataset = load(root)
         except ValueError:
             dataset = None  # validation below says which cells do not parse
-        searched = fold_searches(dataset, waiter, workers) if search and dataset is not None else {}
-        tables = interval_table_checks(root, workers) if dataset is not None and not searched else {}
-        checks = _checks(root, dataset, search, validate, structure, searched, progress, tables)
+        context = Context(root, dataset, search, workers, progress)
+        finishes = [start(context) for start in starts]
+        checks = []
+        if dataset is not None:
+            coefficients_dir = root / "coefficients"
+            for name in coef.read_index(coefficients_dir)["versions"]:
+                checks += verify_version(dataset, name, coefficients_dir, root)[0]
+            checks.append(check_conformance(root))
+        if validate:  # late: Frictionless's row checks ran beside all the above, in their own process
+            problems = validate_package(root, structure=structure, data=dataset)
+            checks.insert(0, Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems]))
+        for finish in finishes:
+            checks += finish()
     return checks
-
-
-def fold_searches(dataset, waiter, workers) -> dict:
-    """search version -> future of its fold selections (``reselection.fold_selections``), one per search set that a
-    pinned reselected or formula calibration needs, started on ``waiter`` (a thread that waits for them) and run on
-    ``workers`` (a process pool)."""
-    from .evaluation.pinning import FOLD_METHODS, pinned_calibration_names
-    from .evaluation.reselection import fold_selections, search_version
-    from .calibration import split_name
-
-    keys = []
-    for name in coef.read_index(dataset.root / "coefficients")["versions"]:
-        if any(split_name(c)[1] in FOLD_METHODS for c in pinned_calibration_names(dataset.root, name)):
-            keys.append(search_version(dataset, name))
-    return {key: waiter.submit(fold_selections, dataset, key, executor=workers) for key in dict.fromkeys(keys)}
-
-
-def _checks(root: Path, dataset, search: bool, validate: bool, structure, searched: dict, progress,
-            tables: dict) -> list[Check]:
-    """Every check of :func:`verify`, in the report's order (``searched``: the fold searches, started; ``tables``:
-    the interval-table checks started on a worker, :func:`interval_table_checks`; any other is run here)."""
-    from ..data.validation import validate_package
-    from .evaluation.agents import agent_scores
-    from .calibration import split_name
-    from .evaluation.pinning import FOLD_METHODS, pinned_calibration_names, recorded_selections
-    from .pinned_reads import PinnedReads
-
-    checks, searched_last = [], {}  # searched_last: report position -> a fold calibration, its searches compared last
-    if dataset is not None:
-        coefficients_dir = root / "coefficients"
-        agents = agent_scores(dataset)  # every calibration's agents, from the data loaded once
-        reads = PinnedReads(dataset)  # every version's tables and training matrix, read once
-        for name in coef.read_index(coefficients_dir)["versions"]:
-            version_checks, pinned = verify_version(dataset, name, coefficients_dir, root, reads)
-            checks += version_checks
-            for calibration in pinned_calibration_names(root, name):  # every method, every edition
-                if search and split_name(calibration)[1] in FOLD_METHODS:
-                    searched_last[len(checks)] = calibration
-                checks.append(check_calibration(dataset, calibration, search=False, agents=agents, reads=reads))
-                checks.append(tables[calibration].result() if calibration in tables
-                              else check_interval_table(root, calibration))
-            if search and pinned["content"].get("reproduces") == "paper":
-                checks.append(check_search(name, pinned["content"], pinned["rows"], dataset, progress))
-        checks.append(check_conformance(root))
-    if validate:  # late: Frictionless's row checks ran beside all the above, in their own process
-        problems = validate_package(root, structure=structure, data=dataset)
-        valid = Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems])
-    # every other check ran while the fold searches did (most of verify's time): their choices are compared last,
-    # with the games each calibration records read from its file again (small files) before waiting for them
-    recorded = {position: recorded_selections(dataset, name) for position, name in searched_last.items()}
-    for position, calibration in searched_last.items():
-        checks[position] = with_fold_searches(checks[position], dataset, calibration, searched, recorded[position])
-    return [valid, *checks] if validate else checks
 
 
 def format_report(checks: list[Check]) -> str:

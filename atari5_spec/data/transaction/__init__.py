@@ -59,7 +59,7 @@ the commit record, its checks and the renames that apply or undo it),
 
 API: ``with package_transaction(root, "contribute add") as change: ...read the
 package...; change.commit(files, new_dirs)``; :func:`recover`;
-:func:`pending_commit`. :func:`atari5_spec.data.versioning.apply_changes`
+:func:`pending_commit`. :func:`atari5_spec_maintainers.versioning.apply_changes`
 commits through the transaction the caller holds (or opens one).
 """
 

@@ -1,0 +1,1 @@
+"""atari5_spec_research.cli."""
