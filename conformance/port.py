@@ -10,8 +10,31 @@ section 12 says). tests/test_conformance.py runs it in a fresh interpreter with 
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
+
+PLAIN = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def score_value(x):                           # section 1: None when refused
+    if isinstance(x, str):
+        if not PLAIN.fullmatch(x):
+            return None
+        x = float(x)
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
+
+
+def refused(params, subset, scores):          # sections 1 and 4, in this order
+    games = params["coefficients"]["subsets"][subset]["games"]
+    for reason, found in (("not-a-plain-number", sorted(g for g, v in scores.items()
+                                                        if any(score_value(x) is None for x in v))),
+                          ("unknown-game", sorted(g for g in scores if g not in params["coefficients"]["games"])),
+                          ("missing-game", [g for g in games if not scores.get(g)])):
+        if found:
+            return {"reason": reason, "games": found}
+    return None
+
 
 def phi(z):                                   # section 3
     return math.log10(1.0 + max(0.0, z))
@@ -26,7 +49,7 @@ def estimate(params, subset, scores):         # sections 2, 4, 5
     games = params["coefficients"]["games"]
     total = 0.0
     for game, weight in zip(model["games"], model["weights"]):
-        values = scores[game]
+        values = [score_value(x) for x in scores[game]]
         mean = sum(values) / len(values)
         z = 100.0 * (mean - games[game]["random"]) / (games[game]["human"] - games[game]["random"])
         total += weight * phi(z)
@@ -52,7 +75,7 @@ def prediction_interval(params, case, e, seed):  # sections 6-8
         return range_, (phi_inv(phi(lo) - h), phi_inv(phi(hi) + h))
     b = a = 0.0
     if seed is not None:
-        b, a = phi(e) - phi(seed[0]), phi(seed[1]) - phi(e)
+        b, a = max(0.0, phi(e) - phi(seed[0])), max(0.0, phi(seed[1]) - phi(e))  # the clip of section 7
     return range_, (phi_inv(phi(e) - math.hypot(h, b)), phi_inv(phi(e) + math.hypot(h, a)))
 
 
@@ -65,10 +88,11 @@ def ratio_interval(params, case, ea, eb, pa, pb):  # section 9
         if row is None or row["status"] == "withheld" or row["half_width"] is None:
             return None
         seed, b, a = case["ratio_seed_interval"], 0.0, 0.0
-        if seed is not None and seed[0] > 0:
-            b, a = math.log10(r / seed[0]), math.log10(seed[1] / r)
-        h = row["half_width"]
-        return r * 10.0 ** -math.hypot(h, b), r * 10.0 ** math.hypot(h, a)
+        if seed is not None:                  # r_lo <= 0: b infinite, the lower end 0
+            b = max(0.0, math.log10(r / seed[0])) if seed[0] > 0 else math.inf
+            a = max(0.0, math.log10(seed[1] / r))
+        below, above = math.hypot(row["half_width"], b), math.hypot(row["half_width"], a)
+        return r * 10.0 ** -below if math.isfinite(below) else 0.0, r * 10.0 ** above
 
     def halves(e, interval):
         below = phi(e) - math.log10(1.0 + interval[0]) if interval[0] > -1.0 else math.inf
@@ -125,6 +149,16 @@ def check(vectors):
     problems = []
     for case in vectors["cases"]:
         expected = case["expected"]
+        sides = [("", case)] if case["kind"] == "score" else [("agent", case["agent"]), ("baseline", case["baseline"])]
+        refusal = next(({**r, **({"side": s} if s else {})} for s, a in sides
+                        for r in [refused(vectors, case["subset"], a["scores"])] if r), None)
+        if refusal is None and case["kind"] == "ratio" and estimate(vectors, case["subset"],
+                                                                    case["baseline"]["scores"]) <= 0:
+            refusal = {"reason": "baseline-at-random", "games": [], "side": "baseline"}  # section 9
+        if refusal is not None or "refused" in expected:
+            if expected.get("refused") != refusal:
+                problems.append(f"{case['id']} refused: expected {expected.get('refused')}, got {refusal}")
+            continue
         if case["kind"] == "score":
             check_agent(vectors, case, case, expected, problems, case["id"])
             continue

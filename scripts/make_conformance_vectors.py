@@ -8,7 +8,11 @@ Run once when the spec version changes (the file is pinned: ``atari5-spec verify
 compares by SPEC.md section 12's rule). Cases: every subset of the default coefficient version with one seed and with three seeds in
 range and one seed below 40 (withheld there by the reselected calibration), a game below random play, estimates
 either side of the range edge, the pooled and in-range calibrations, other levels (0.8 tabulated, 0.99 not),
-ratios of two papers and of one setup, with and without seeds. Scores are made for a target estimate by putting
+ratios of two papers and of one setup, with and without seeds; since spec 1.1 the cases spec 1.0 left silent (a
+seed interval that does not contain the estimate, a lower end below 0, printed ``-0.0``, a ratio above 1,000, an
+agent and a baseline at random play, a same-setup ratio seed interval reaching 0, a game of the version outside
+the subset) and the refusals (score text ``12,000``, ``-inf``, ``1e999``, a missing game, an unknown game), whose
+``expected`` is ``{"refused": {"reason": <code>, "games": [...]}}``. Scores are made for a target estimate by putting
 every game at the same normalised score ``Z = phi^-1(phi(target) / sum c_i)`` (no search). Expected outputs are
 :func:`atari5_spec.method.conformance.run_case` of the reference; each case is also run through
 ``atari5_spec.score`` / ``relative_score`` where its calibration is the default one, and must agree. Seed
@@ -33,6 +37,7 @@ from atari5_spec.method import reference  # noqa: E402
 from atari5_spec.method.conformance import (  # noqa: E402
     TOLERANCE, VECTORS_PATH, differences, parameters_from_package, run_case)
 from atari5_spec.method.pinned import load_coefficient_set  # noqa: E402
+from atari5_spec.data.errors import InputError  # noqa: E402
 
 VERSION = "paper-2023"
 DEFAULT = "paper-2023.formula.3"  # score's default calibration (data 1.91.0); the cases of the others name theirs
@@ -55,7 +60,9 @@ def scores_for(version, subset: str, target: float, seeds: int = 1, below: dict 
 
 
 def seed_interval(scores: dict, subset: str):
-    if all(len(v) < 2 for v in scores.values()):
+    version = load_coefficient_set(VERSION, ROOT)
+    if all(len(v) < 2 for v in scores.values()) or reference.refusal(scores, version.constants,
+                                                                     version.subsets[subset].games):
         return None
     result = atari5_spec.score(scores, subset=subset, coefficients=VERSION, partial=True)
     return list(result.interval)
@@ -119,11 +126,86 @@ def cases(version) -> list[dict]:
                "decision margin does not (cannot tell)", 200.0, 100.0, False)
     ratio_case("ratio-same-setup-one-seed", "same setup, one seed each", 250.0, 100.0, True)
     ratio_case("ratio-same-setup-three-seeds", "same setup with the ratio's seed interval", 130.0, 100.0, True, 3)
+    spec_1_1_cases(version, out, score_case)
     return out
+
+
+def z_scores(version, games, z_values) -> dict:
+    """Raw scores (2 decimals) at the given normalised scores, per game."""
+    out = {}
+    for g in games:
+        random, human = version.constants[g]
+        out[g] = [round(random + (human - random) * z / 100.0, 2) for z in z_values]
+    return out
+
+
+def ratio_of(out: list, id_: str, what: str, first: dict, second: dict, same_setup: bool, subset: str = "Atari-5",
+             calibration: str = DEFAULT) -> None:
+    case = {"id": id_, "kind": "ratio", "what": what, "subset": subset, "calibration": calibration, "level": 0.95,
+            "same_setup": same_setup, "agent": agent(first, subset), "baseline": agent(second, subset),
+            "ratio_seed_interval": None}
+    if same_setup and case["agent"]["seed_interval"] and case["baseline"]["seed_interval"]:
+        result = atari5_spec.relative_score(first, second, subset=subset, coefficients=VERSION, same_setup=True)
+        case["ratio_seed_interval"] = None if result.interval is None else list(result.interval)
+    out.append(case)
+
+
+def spec_1_1_cases(version, out: list, score_case) -> None:
+    """The cases added with spec 1.1: what spec 1.0 left silent, and the refusals."""
+    five, ten, three = "Atari-5", "Atari-10", "Atari-3"
+    one = scores_for(version, five, 100.0)
+    score_case("atari-5-refused-thousands-separator", "qbert written 12,000: refused (never read as 12 or 12000)",
+               five, {**one, "qbert": ["12,000"]})
+    score_case("atari-5-refused-minus-inf", "battle_zone -inf: not finite, refused", five,
+               {**one, "battle_zone": ["-inf"]})
+    score_case("atari-5-refused-overflow", "phoenix 1e999: a plain number that is not finite in binary64, refused",
+               five, {**one, "phoenix": ["1e999"]})
+    score_case("atari-5-refused-missing-game", "no score for qbert: refused, naming it", five,
+               {g: v for g, v in one.items() if g != "qbert"})
+    score_case("atari-5-refused-unknown-game", "a game the coefficient version does not have (qbret): refused", five,
+               {**one, "qbret": [15877.41]})
+    score_case("atari-5-extra-game-not-used", "amidar is a game of the version, not of Atari-5: not used", five,
+               {**one, "amidar": [1719.5]})
+    # five games whose 30 seeds average just below random play, one seed far below: every resample is clipped at
+    # or above the estimate in them, so the seed interval lies above the estimate (b < 0 counts as 0)
+    above = z_scores(version, ["battle_zone", "double_dunk", "name_this_game", "phoenix", "qbert"], [1600.0] * 3)
+    positives = [5.0 + 2.0 * i for i in range(29)]
+    above.update(z_scores(version, ["amidar", "bowling", "frostbite", "kung_fu_master", "riverraid"],
+                          [-(sum(positives) + 0.01 * 30)] + positives))
+    score_case("atari-10-seed-interval-above-estimate", "the seed interval lies above the estimate: the seed part "
+               "below counts as 0, the lower end is the model's alone", ten, above)
+    row = {(r["interval"], r["subset"], r["range"], r["level"]): r["half_width"] for r in
+           parameters_from_package(ROOT, VERSION, ["paper-2023.in-range.2"])["interval_tables"]["paper-2023.in-range.2"]}
+    h = row[("agent", five, "extrapolation", 0.95)]
+    score_case("atari-5-lower-end-below-zero", "an estimate near random play: the lower end is below 0 (below random "
+               "play), printed with its sign", five, scores_for(version, five, 0.5), "paper-2023.in-range.2")
+    score_case("atari-5-lower-end-minus-zero", "a lower end in (-0.05, 0): printed -0.0", five,
+               scores_for(version, five, 0.97 * 10.0 ** h - 1.0), "paper-2023.in-range.2")
+    random_play = {g: [version.constants[g][0]] for g in version.subsets[five].games}
+    ratio_of(out, "ratio-above-1000", "a ratio above 1,000: three decimals, no thousands grouping",
+             scores_for(version, five, 60000.0), scores_for(version, five, 50.0), False)
+    ratio_of(out, "ratio-agent-at-random", "the agent at random play (E_A = 0): the ratio 0, log10 of it -inf, so no "
+             "interval", random_play, scores_for(version, five, 100.0), False, five, "paper-2023.in-range.2")
+    ratio_of(out, "ratio-baseline-at-random", "the baseline at random play (E_B = 0): refused", scores_for(version, five, 100.0),
+             random_play, False)
+    ratio_of(out, "ratio-same-setup-seed-interval-reaches-zero", "same setup: over 2.5% of the agent's resamples are at "
+             "random play, so the ratio's seed interval starts at 0 (r_lo <= 0): the lower end is 0",
+             z_scores(version, version.subsets[three].games, [-50.0, -50.0, -50.0, 800.0]),
+             scores_for(version, three, 100.0, seeds=3), True, three)
 
 
 def cross_check(case: dict, expected: dict) -> None:
     """The package's score path gives the reference's numbers (default calibration only)."""
+    if "refused" in expected:
+        try:
+            if case["kind"] == "score":
+                atari5_spec.score(case["scores"], subset=case["subset"], coefficients=VERSION)
+            else:
+                atari5_spec.relative_score(case["agent"]["scores"], case["baseline"]["scores"], subset=case["subset"],
+                                           coefficients=VERSION)
+        except InputError:
+            return
+        raise AssertionError(f"{case['id']}: the score path does not refuse it")
     if case["calibration"] != DEFAULT:
         return
     if case["kind"] == "score":
@@ -133,14 +215,17 @@ def cross_check(case: dict, expected: dict) -> None:
         assert result.estimate == expected["estimate"], case["id"]
         assert (None if pi is None else [pi.low, pi.high]) == expected["prediction_interval"], case["id"]
     else:
-        result = atari5_spec.relative_score(case["agent"]["scores"], case["baseline"]["scores"], coefficients=VERSION,
-                                            same_setup=case["same_setup"])
+        result = atari5_spec.relative_score(case["agent"]["scores"], case["baseline"]["scores"], subset=case["subset"],
+                                            coefficients=VERSION, same_setup=case["same_setup"])
         pi = result.prediction_interval
         assert result.ratio == expected["ratio"], case["id"]
         assert (None if pi is None else [pi.low, pi.high]) == expected["ratio_interval"], case["id"]
 
 
-def vectors_text(root: Path) -> str:
+def vectors_text(root: Path, pinned: dict | None = None) -> str:
+    """The file's text; a case of ``pinned`` (the file as it is) that this machine reproduces within SPEC.md section
+    12's tolerance is kept as pinned, so that a rerun on another CPU writes the same bytes."""
+    kept = {c["id"]: c for c in (pinned or {}).get("cases", [])}
     version = load_coefficient_set(VERSION, root)
     games = sorted({g for m in version.subsets.values() for g in m.games})
     vectors = {"spec_version": reference.SPEC_VERSION, "spec": "SPEC.md",
@@ -150,7 +235,8 @@ def vectors_text(root: Path) -> str:
     for case in cases(version):
         case["expected"] = run_case(vectors, case)
         cross_check(case, case["expected"])
-        vectors["cases"].append(case)
+        same = case["id"] in kept and not differences(kept[case["id"]], case, case["id"], TOLERANCE)
+        vectors["cases"].append(kept[case["id"]] if same else case)
     return json.dumps(vectors, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -159,8 +245,9 @@ def main(argv=None) -> int:
     parser.add_argument("package", nargs="?", type=Path, default=ROOT)
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the file differs")
     args = parser.parse_args(argv)
-    text = vectors_text(args.package)
     path = args.package / VECTORS_PATH
+    text = vectors_text(args.package, None if args.check or not path.is_file() else
+                        json.loads(path.read_text(encoding="utf-8")))
     if args.check:
         if not path.is_file():
             print(f"{path}: missing")

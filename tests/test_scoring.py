@@ -243,7 +243,7 @@ def test_signature_fields(coefficients, atari5_games):
     assert fields[3] == "norm:agent57-human"  # the paper's Table 12 constants
     assert fields[4] == "phi:log10p1"
     assert fields[-3].startswith("data:") and fields[-1] == f"v:{atari5_spec.__version__}"
-    assert fields[-2] == "spec:1.0"  # the SPEC.md version the number follows
+    assert fields[-2] == "spec:1.1"  # the SPEC.md version the number follows
 
 
 def test_unknown_version_is_an_input_error():

@@ -1,8 +1,8 @@
 """The conformance vectors of SPEC.md (conformance/vectors.json): run each case with the reference, compare.
 
 A vectors file holds the parameters its cases use (one coefficient version's constants and weights; the rows
-of interval tables) and the cases: scores in, full-precision numbers and printed strings out (SPEC.md section
-12). :func:`run_case` computes a case's outputs with :mod:`.reference` alone; :func:`vector_problems` (what
+of interval tables) and the cases: scores in, full-precision numbers and printed strings out, or a refusal and its
+reason code (``{"refused": {"reason": ..., "games": [...]}}``, SPEC.md section 12). :func:`run_case` computes a case's outputs with :mod:`.reference` alone; :func:`vector_problems` (what
 ``atari5-spec verify`` runs) checks that every case gives its expected outputs as SPEC.md section 12 asks of any
 implementation (numbers within :data:`TOLERANCE` relative, printed strings and nulls exactly) and that the
 parameters are exactly the pinned files' (so the vectors cannot drift from the data). The reference is held to
@@ -43,11 +43,19 @@ def _table(vectors: dict, name: str) -> reference.IntervalTable:
     return reference.IntervalTable(name, rows)
 
 
-def _estimate(vectors: dict, subset: str, scores: dict[str, list[float]]) -> tuple[dict, dict, float]:
+def _refused(vectors: dict, subset: str, scores: dict[str, list]) -> dict | None:
+    """The case's refusal (SPEC.md sections 1 and 4) as the vectors give it, or None."""
+    found = reference.refusal(scores, vectors["coefficients"]["games"],
+                              vectors["coefficients"]["subsets"][subset]["games"])
+    return None if found is None else {"reason": found[0], "games": found[1]}
+
+
+def _estimate(vectors: dict, subset: str, scores: dict[str, list]) -> tuple[dict, dict, float]:
     coefficients = vectors["coefficients"]
     model = coefficients["subsets"][subset]
     constants = {g: (c["random"], c["human"]) for g, c in coefficients["games"].items()}
-    means = reference.seed_means(scores)
+    means = reference.seed_means({g: [reference.read_score(x) for x in v] for g, v in scores.items()
+                                  if g in model["games"]})
     normalised = {g: float(reference.human_normalised(m, *constants[g])) for g, m in means.items()}
     return means, normalised, float(reference.subset_estimate(means, model["games"], model["weights"], constants))
 
@@ -72,10 +80,18 @@ def _agent(vectors: dict, case: dict, agent: dict) -> dict[str, Any]:
 
 
 def run_case(vectors: dict, case: dict) -> dict[str, Any]:
-    """A case's outputs computed by the reference (the shape of its ``expected``)."""
+    """A case's outputs computed by the reference (the shape of its ``expected``): ``{"refused": {"reason",
+    "games"}}`` (with ``"side"``, agent or baseline, for a ratio) when SPEC.md refuses its inputs."""
     if case["kind"] == "score":
-        return _agent(vectors, case, case)
+        refused = _refused(vectors, case["subset"], case["scores"])
+        return {"refused": refused} if refused else _agent(vectors, case, case)
+    for side in ("agent", "baseline"):
+        refused = _refused(vectors, case["subset"], case[side]["scores"])
+        if refused:
+            return {"refused": {**refused, "side": side}}
     agent, baseline = _agent(vectors, case, case["agent"]), _agent(vectors, case, case["baseline"])
+    if baseline["estimate"] <= 0:  # SPEC.md section 9: no ratio to a baseline at (or below) random play
+        return {"refused": {"reason": "baseline-at-random", "games": [], "side": "baseline"}}
     ratio = agent["estimate"] / baseline["estimate"]
     interval = None
     if agent["prediction_interval"] is not None and baseline["prediction_interval"] is not None \

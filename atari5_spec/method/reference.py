@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 import zlib
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
@@ -28,12 +29,40 @@ __all__ = ["SPEC_VERSION", "IN_RANGE_MIN", "human_normalised", "log_transform", 
            "seed_means", "subset_estimate", "range_of", "IntervalRow", "IntervalTable", "read_interval_table",
            "interval_row", "combine_half_widths", "interval_half_widths", "prediction_interval", "seed_half_widths", "ratio_interval",
            "same_setup_ratio_interval", "printed", "bootstrap_means", "percentile_interval", "PRINTED_FORMATS", "ratio_decision",
-           "PLAIN_NUMBER"]
+           "PLAIN_NUMBER", "REFUSALS", "read_score", "refusal"]
 
-SPEC_VERSION = "1.0"          # SPEC.md's version; the signature names it (``spec:``)
+SPEC_VERSION = "1.1"          # SPEC.md's version; the signature names it (``spec:``)
 IN_RANGE_MIN = 40.0           # the range edge: the paper's inclusion rule (a median of 40), applied to the estimate
 PLAIN_NUMBER = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?"  # section 1: a score; anything else is refused
-PRINTED_FORMATS = {"estimate": ",.1f", "interval": ",.1f", "ratio": ".3f", "ratio interval": ".3f"}
+PRINTED_FORMATS = {"estimate": ",.1f", "interval": ",.1f", "ratio": ".3f", "ratio interval": ".3f"}  # ratios ungrouped
+REFUSALS = ("not-a-plain-number", "unknown-game", "missing-game", "baseline-at-random")  # sections 1, 4, 9: reasons
+
+
+# --- sections 1 and 4: what is refused ----------------------------------------------------------------------------
+
+def read_score(value) -> float | None:
+    """A score as a float, or None when section 1 refuses it: text that is not a plain decimal number, a value that
+    is not a number, or one that is not finite (``-inf``, ``1e999``)."""
+    if isinstance(value, str):
+        if re.fullmatch(PLAIN_NUMBER, value) is None:
+            return None
+        value = float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def refusal(scores: Mapping[str, Sequence], known, games: Sequence[str]) -> tuple[str, list[str]] | None:
+    """(reason, games) when ``scores`` must be refused, the first that applies of: a score section 1 refuses
+    (not-a-plain-number), a game outside ``known`` (unknown-game), a game of ``games`` without a score
+    (missing-game); None when they can be scored. A known game outside ``games`` is not used, not refused."""
+    for reason, found in (("not-a-plain-number", sorted(g for g, v in scores.items()
+                                                        if any(read_score(x) is None for x in v))),
+                          ("unknown-game", sorted(g for g in scores if g not in known)),
+                          ("missing-game", [g for g in games if not scores.get(g)])):
+        if found:
+            return reason, found
+    return None
 
 
 # --- sections 2-5: the estimate ---------------------------------------------------------------------------------
@@ -146,7 +175,8 @@ def interval_row(table: IntervalTable, interval: str, subset: str, estimate: flo
 
 
 def combine_half_widths(model: float, seed: float) -> float:
-    """sqrt(model^2 + seed^2): independent errors' half-widths at one level (variances add)."""
+    """sqrt(model^2 + seed^2): independent errors' half-widths at one level (variances add). A negative seed
+    half-width (the seed interval does not reach past the estimate on that side) counts as 0 (SPEC.md section 7)."""
     return math.hypot(model, max(seed, 0.0))
 
 
@@ -200,15 +230,17 @@ def ratio_interval(agent: float, baseline: float, agent_interval: tuple[float, f
 def same_setup_ratio_interval(agent: float, baseline: float, row: IntervalRow,
                               seed_interval: tuple[float, float] | None = None) -> tuple[float, float] | None:
     """Same setup: (agent / baseline) x 10^(-+ sqrt(h^2 + s^2)), h the table's ratio-same-setup half-width, s the
-    ratio's own seed interval's half-widths in log10 (0 without one)."""
+    ratio's own seed interval's half-widths in log10 (0 without one; a lower end r_lo <= 0 gives a lower end 0)."""
     if row is None or row.status == "withheld" or row.half_width is None:
         return None
     centre = math.log10(agent / baseline)
     below = above = 0.0
-    if seed_interval is not None and seed_interval[0] > 0:
-        below, above = centre - math.log10(seed_interval[0]), math.log10(seed_interval[1]) - centre
-    return (10.0 ** (centre - combine_half_widths(row.half_width, below)),
-            10.0 ** (centre + combine_half_widths(row.half_width, above)))
+    if seed_interval is not None:  # r_lo <= 0: the seed part below is infinite, the lower end 0 (SPEC.md section 9)
+        below = centre - math.log10(seed_interval[0]) if seed_interval[0] > 0 else math.inf
+        above = math.log10(seed_interval[1]) - centre if math.isfinite(seed_interval[1]) else math.inf
+    below, above = combine_half_widths(row.half_width, below), combine_half_widths(row.half_width, above)
+    return (10.0 ** (centre - below) if math.isfinite(below) else 0.0,
+            10.0 ** (centre + above) if math.isfinite(above) else math.inf)
 
 
 def ratio_decision(interval: tuple[float, float], ratio: float | None = None, margin: float | None = 1.0) -> str:

@@ -313,7 +313,8 @@
         var lo = seed ? seed[0] : estimate, hi = seed ? seed[1] : estimate;
         return [spec.phiInv(spec.phi(lo) - halfWidth), spec.phiInv(spec.phi(hi) + halfWidth)];
       }
-      var centre = spec.phi(estimate), b = seed ? centre - spec.phi(seed[0]) : 0, a = seed ? spec.phi(seed[1]) - centre : 0;
+      var centre = spec.phi(estimate), b = seed ? Math.max(0, centre - spec.phi(seed[0])) : 0,
+        a = seed ? Math.max(0, spec.phi(seed[1]) - centre) : 0;  // a seed interval short of E adds nothing there
       return [spec.phiInv(centre - Math.hypot(halfWidth, b)), spec.phiInv(centre + Math.hypot(halfWidth, a))];
     },
     ratioInterval: function (ea, eb, pa, pb) {                                           // section 9, two papers
@@ -328,8 +329,9 @@
     sameSetupRatioInterval: function (ea, eb, halfWidth, seed) {                         // section 9, same setup
       if (halfWidth === null || halfWidth === undefined) return null;
       var r = ea / eb, b = 0, a = 0;
-      if (seed && seed[0] > 0) { b = Math.log10(r / seed[0]); a = Math.log10(seed[1] / r); }
-      return [r * Math.pow(10, -Math.hypot(halfWidth, b)), r * Math.pow(10, Math.hypot(halfWidth, a))];
+      if (seed) { b = seed[0] > 0 ? Math.max(0, Math.log10(r / seed[0])) : Infinity; a = Math.max(0, Math.log10(seed[1] / r)); }
+      var below = Math.hypot(halfWidth, b);  // r_lo <= 0: the lower end is 0
+      return [Number.isFinite(below) ? r * Math.pow(10, -below) : 0, r * Math.pow(10, Math.hypot(halfWidth, a))];
     },
     decision: function (p, r, margin) {                                                  // section 9, decision
       if (margin === null || margin === undefined) return "cannot tell";
@@ -338,7 +340,7 @@
       var hi = Number.isFinite(p[1]) ? Math.pow(10, c + margin * (Math.log10(p[1]) - c)) : Infinity;
       return lo > 1 ? "higher" : hi < 1 ? "lower" : "cannot tell";
     },
-    printed: function (x, places) { return formatNumber(x, places); },                   // section 10
+    printed: function (x, places, plain) { return formatNumber(x, places, plain); },     // section 10 (ratios plain)
     plainNumber: function (text) { return PLAIN_NUMBER.test(text) && Number.isFinite(Number(text)); }
   };
   window.atari5Spec = spec;
