@@ -13,8 +13,10 @@ import inspect
 import textwrap
 from pathlib import Path
 
-RESULT_TYPES = ["ScoreResult", "SubsetScore", "RelativeResult", "PredictionResult", "Leaderboard", "RunAggregates",
-                "RunsMatrix", "Dataset", "Signature", "SignatureCheck", "Citation"]
+# (package, class): the standard's result types, then the research distribution's.
+RESULT_TYPES = [("atari5_spec", name) for name in ("ScoreResult", "SubsetScore", "RelativeResult", "PredictionResult",
+                                                   "Leaderboard", "Dataset", "Signature", "SignatureCheck", "Citation")]
+RESULT_TYPES += [("atari5_spec_research", name) for name in ("RunAggregates", "RunsMatrix")]
 
 
 def field_rows(cls) -> list[tuple[str, str, str]]:
@@ -44,12 +46,10 @@ def _code_cell(text: str) -> str:
 
 
 def write_field_tables(folder: Path) -> list[Path]:
-    import atari5_spec
-
     folder.mkdir(exist_ok=True)
     written = []
-    for name in RESULT_TYPES:
-        cls = getattr(atari5_spec, name)
+    for package, name in RESULT_TYPES:
+        cls = getattr(importlib.import_module(package), name)
         rows = field_rows(cls)
         table = ("| field | type | what it holds |\n|---|---|---|\n"
                  + "".join(f"| `{field}` | `{_code_cell(kind)}` | {_cell(comment)} |\n" for field, kind, comment in rows))

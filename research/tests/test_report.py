@@ -184,7 +184,7 @@ def test_correlation_order_groups_categories(analyses):
 def test_missing_matplotlib_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     monkeypatch.setitem(sys.modules, "matplotlib.backends.backend_agg", None)
-    with pytest.raises(InputError, match=r"pip install 'atari5-spec\[plot\]'"):
+    with pytest.raises(InputError, match=r"pip install 'atari5-spec-research\[plot\]'"):
         report.require_matplotlib()
 
 

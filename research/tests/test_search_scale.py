@@ -232,7 +232,7 @@ def test_the_local_search_needs_no_dask(tmp_path):
     script = ("import sys; sys.modules['dask'] = sys.modules['distributed'] = None\n"
               "import numpy as np\n"
               "from atari5_spec import cli\n"
-              "from atari5_spec.method import search\n"
+              "from atari5_spec_research.search import selection as search\n"
               "if __name__ == '__main__':\n"
               "    X = np.random.default_rng(0).normal(2, 1, (30, 8))\n"
               "    top = search.top_subsets(X, X.sum(axis=1), range(8), 3, depth=1, processes=2)\n"
