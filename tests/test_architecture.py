@@ -11,6 +11,7 @@ the top of a file.
 """
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -320,3 +321,40 @@ def test_the_three_distributions_move_in_one_version():
                       "".join((root / "pyproject.toml").read_text(encoding="utf-8") for root, _ in DISTRIBUTIONS.values()))
     assert len(set(versions.values())) == 1 and {v for _, v in pins} == set(versions.values()), (versions, pins)
     assert versions[REPOSITORY.name] == atari5_spec.__version__
+
+
+def modules_missing_from_the_map() -> list[str]:
+    """Every module of the three packages (a subpackage's ``__init__.py`` aside) whose path relative to its
+    package is not named, in backticks, in its distribution's section of docs/architecture.md."""
+    text = DOCS.read_text(encoding="utf-8")
+    missing = []
+    for package, (root, _) in DISTRIBUTIONS.items():
+        heading = re.search(rf"^### .*`(?:\w+/)?{package}/`$", text, re.M)
+        if heading is None:
+            missing.append(f"docs/architecture.md: no '### ...`{package}/`' section")
+            continue
+        end = text.find("\n### ", heading.end())
+        section = text[heading.end():end if end != -1 else len(text)]
+        for path in sorted((root / package).rglob("*.py")):
+            relative = path.relative_to(root / package).as_posix()
+            if path.name in ("__init__.py", "__main__.py") and relative != "__init__.py":
+                continue
+            if f"`{relative}`" not in section:
+                missing.append(f"{package}/{relative}")
+    return missing
+
+
+def test_every_module_is_on_the_map():
+    # the map is drawn from the code: a new module gets its line (the first sentence of its docstring)
+    assert modules_missing_from_the_map() == []
+
+
+def test_the_map_check_sees_a_new_module(tmp_path, monkeypatch):
+    (tmp_path / "atari5_spec" / "scoring").mkdir(parents=True)
+    (tmp_path / "atari5_spec" / "scoring" / "new.py").write_text('"""A new idea."""\n')
+    (tmp_path / "atari5_spec" / "__init__.py").write_text('"""The API."""\n')
+    doc = tmp_path / "architecture.md"
+    doc.write_text("### The standard: `atari5_spec/`\n\n| `__init__.py` | the API |\n")
+    monkeypatch.setattr(sys.modules[__name__], "DOCS", doc)
+    monkeypatch.setattr(sys.modules[__name__], "DISTRIBUTIONS", {"atari5_spec": (tmp_path, 0)})
+    assert modules_missing_from_the_map() == ["atari5_spec/scoring/new.py"]
