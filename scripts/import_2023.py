@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/submissions.py
 
 from submissions import CONTRIBUTOR, import_agents, protocol  # noqa: E402
-from atari5_spec_maintainers.contributions.curves import curve_rows, read_runs, rule_text  # noqa: E402
+from atari5_spec_maintainers.contributions.curves import curve_rows, read_curves, rule_text  # noqa: E402
 from atari5_spec.data.writing import csv_text  # noqa: E402
 
 DREAMER_REPO, DREAMER_COMMIT = "danijar/dreamerv3", "e3f02248693a79dc8b0ebd62c93683888ddaccfe"
@@ -148,7 +148,7 @@ AGENTS = [
 ]
 
 def curve_submission(agent: dict, upstream: Path) -> tuple[dict, str]:
-    runs = read_runs(upstream / f"dreamerv3-repo_{agent['file']}")
+    runs = read_curves(upstream / f"dreamerv3-repo_{agent['file']}")
     statistic = agent["protocol"]["statistic"]
     rule = rule_text(statistic="value of the single run" if statistic == "single-seed" else "mean")
     path = f"scores/{agent['file']}"

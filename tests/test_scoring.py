@@ -20,7 +20,7 @@ from atari5_spec.scoring.estimate import (
     games_table,
     load_aliases,
     score,
-    subset_estimate,
+    model_estimate,
 )
 from atari5_spec.scoring.prediction import predict
 from atari5_spec.scoring.ranking import leaderboard
@@ -119,7 +119,7 @@ def test_every_subset_the_games_allow_is_scored(coefficients):
     assert [s.subset for s in result.other_subsets] == [s for s in REPORTED_SUBSETS if s != "Atari-5"]
     for subset in result.other_subsets:
         model = coefficients.subsets[subset.subset]
-        assert subset.estimate == pytest.approx(float(subset_estimate(runs, model, coefficients.constants)))
+        assert subset.estimate == pytest.approx(float(model_estimate(runs, model, coefficients.constants)))
         assert subset.signature.startswith(subset.subset + "|")
 
 

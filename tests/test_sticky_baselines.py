@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from atari5_spec.data.frames import format_frames
-from atari5_spec.scoring.estimate import as_coefficient_set, subset_estimate
+from atari5_spec.scoring.estimate import as_coefficient_set, model_estimate
 from atari5_spec.scoring.ranking import leaderboard
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -215,7 +215,7 @@ def test_the_leaderboard_shows_them_with_protocol_and_curves(imported, run):
         for frames, value, runs in row.curve:  # recomputed here from the budget rows
             at = budget[(budget.algorithm_id == algorithm_id) & (budget.training_frames == frames)]
             means = at[at.game_id.isin(model.games)].groupby("game_id").score.mean()
-            assert value == pytest.approx(float(subset_estimate(means.to_dict(), model, constants)), rel=1e-12)
+            assert value == pytest.approx(float(model_estimate(means.to_dict(), model, constants)), rel=1e-12)
             assert runs == at[at.game_id.isin(model.games)].groupby("game_id").size().min()
     assert by_id["cleanba-impala-1gpu"].curve == ()
     status, out, _ = run("leaderboard")

@@ -48,7 +48,7 @@ from .signature import TRANSFORM_LABEL, Signature, data_version_of, parse_signat
 
 __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "PredictionInterval", "SEED_ONLY",
            "ProtocolCheck", "protocol_check", "stated_protocol", "score_runs", "bootstrap_estimates", "check_settings",
-           "signature", "Signature", "parse_signature", "subset_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
+           "signature", "Signature", "parse_signature", "model_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
            "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD", "protocol_messages",
            "withheld_note", "unpinned_table"]
 
@@ -212,7 +212,7 @@ def _normalised(raw, game: str, constants: Mapping[str, tuple[float, float]]):
     return human_normalised(raw, random, human)
 
 
-def subset_estimate(raw_means: Mapping[str, Any], model: SubsetModel,
+def model_estimate(raw_means: Mapping[str, Any], model: SubsetModel,
                     constants: Mapping[str, tuple[float, float]]):
     """:func:`atari5_spec.method.reference.subset_estimate` with a pinned version's subset model."""
     return reference.subset_estimate(raw_means, model.games, model.coefficients, constants)
@@ -281,7 +281,7 @@ def bootstrap_estimates(model: SubsetModel, runs, constants, n_bootstrap: int, s
     if n_bootstrap == 0 or any(len(runs[g]) < 2 for g in model.games):
         return None
     samples = {g: bootstrap_means(runs[g], n_bootstrap, seed, g, stream) for g in model.games}
-    return subset_estimate(samples, model, constants)
+    return model_estimate(samples, model, constants)
 
 
 def _seed_part(model: SubsetModel, runs, interval, combined: bool = False) -> str:
@@ -390,7 +390,7 @@ def _subset_score(model: SubsetModel, runs, means, coefficients: CoefficientSet,
         note = (f"{model.name}: no interval, {', '.join(single)} {'has' if len(single) == 1 else 'have'} "
                 "a single seed (every game needs two or more)")
     n_seeds = [len(runs[g]) for g in model.games]
-    estimate = float(subset_estimate(means, model, constants))
+    estimate = float(model_estimate(means, model, constants))
     usable = calibration if table is not None else None  # a calibration without its pinned table gives no interval
     predicted = _prediction_interval(model, runs, estimate, interval, usable, settings.confidence, table)
     withheld = withheld_note(model, estimate, usable, settings.confidence, table) if predicted is None else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..method import training
-from .estimate import as_coefficient_set, resolve_subset, score, signature, subset_estimate
+from .estimate import as_coefficient_set, resolve_subset, score, signature, model_estimate
 from .field import Field, field_medians, regime_field, user_field_median
 
 __all__ = ["leaderboard", "Leaderboard", "LeaderboardRow", "MIN_GAMES_FOR_MEDIAN", "COMPARISON_ADVICE"]
@@ -160,7 +160,7 @@ def budget_curves(budget_scores, model, constants) -> dict[str, tuple[tuple[int,
         games = group.droplevel([0, 1])
         if set(games.index) != set(model.games):
             continue
-        estimate = float(subset_estimate(games["mean"].to_dict(), model, constants))
+        estimate = float(model_estimate(games["mean"].to_dict(), model, constants))
         out.setdefault(algorithm_id, []).append((int(frames), estimate, int(games["size"].min())))
     return {a: tuple(sorted(points)) for a, points in out.items()}
 
@@ -236,7 +236,7 @@ def leaderboard(scores: Any = None, subset: str = "Atari-5", coefficients=None, 
     kinds = dataset.algorithms.set_index("algorithm_id")["kind"].astype(str)
     per_pair = rows[rows["game_id"].isin(model.games)].groupby(["algorithm_id", "game_id"])["score"].first()
     complete = per_pair.unstack().reindex(columns=list(model.games)).dropna()
-    estimates = {a: float(subset_estimate(raw.to_dict(), model, constants)) for a, raw in complete.iterrows()}
+    estimates = {a: float(model_estimate(raw.to_dict(), model, constants)) for a, raw in complete.iterrows()}
     field = regime_field(regime, dataset.benchmark_games)
     if field is not None:  # ranked by the field's measured median; the subset's score shown where it exists
         normalised = training.normalised_scores(rows, dataset.games).groupby(

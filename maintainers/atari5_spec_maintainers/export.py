@@ -33,7 +33,7 @@ from atari5_spec.data.errors import InputError
 from atari5_spec.data.paths import output_directory, regular_file_problem, write_output
 from atari5_spec.data.writing import replace_folder
 
-__all__ = ["ExportResult", "export_package", "package_files", "zip_bytes", "export_readme", "PACKAGE_FOLDERS",
+__all__ = ["ExportResult", "export_package", "release_files", "zip_bytes", "export_readme", "PACKAGE_FOLDERS",
            "LICENCE_FILES", "EXPORT_MARK"]
 
 # The folders of a package that make up the release artefact (the same the wheel ships).
@@ -53,7 +53,7 @@ class ExportResult(NamedTuple):
     zip_bytes: int
 
 
-def package_files(root: Path) -> dict[str, Path]:
+def release_files(root: Path) -> dict[str, Path]:
     """Relative POSIX path -> file, for datapackage.json and every regular file in PACKAGE_FOLDERS.
 
     Hidden files (temporary files of an interrupted write) are left out; a
@@ -164,7 +164,7 @@ def export_package(root: Path, out: Path | str, extra_files: Mapping[str, bytes]
     out = output_directory(out)
     descriptor = read_descriptor(root)
     name = f"atari5-spec-data-{descriptor['version']}"
-    contents = {relative: path.read_bytes() for relative, path in package_files(root).items()}
+    contents = {relative: path.read_bytes() for relative, path in release_files(root).items()}
     contents.update(_licence_texts(root))
     contents.update(dict(extra_files or {}))
     listing = sorted(set(contents) | {"README.md"})

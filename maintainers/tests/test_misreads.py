@@ -6,7 +6,7 @@ import pytest
 from atari5_spec_research.analyses.run_aggregates import aggregate_runs, format_run_aggregates
 from atari5_spec_research.analyses.runs_input import normalised_runs, runs_from_text
 from atari5_spec.cli import main
-from atari5_spec_maintainers.contributions.curves import read_runs
+from atari5_spec_maintainers.contributions.curves import read_curves
 from atari5_spec.data.errors import InputError
 from atari5_spec.data.limits import escaped
 
@@ -89,7 +89,7 @@ def test_hostile_curves_are_errors(tmp_path, text, message):
     path = tmp_path / "curves.txt"
     path.write_text(text)
     with pytest.raises(InputError, match=message):
-        read_runs(path)
+        read_curves(path)
 
 
 # --- the one input gate (issue 32): no value is read in a second way ------------------------------------------

@@ -92,7 +92,7 @@ def _cmd_add(args) -> int:
 def _cmd_curves(args) -> int:
     import sys
 
-    from atari5_spec_maintainers.contributions.curves import curve_rows, read_runs, rule_text
+    from atari5_spec_maintainers.contributions.curves import curve_rows, read_curves, rule_text
     from atari5_spec.data.errors import InputError
     from atari5_spec.data.frames import parse_budget, parse_training_budget
     from atari5_spec.data.paths import output_file, write_output
@@ -108,7 +108,7 @@ def _cmd_curves(args) -> int:
     if args.out:
         output_file(args.out, submission_file=True)  # refused before the work: a link, a folder, inside a
         # data package (but for contributions/<id>/scores.csv of a submission not merged yet)
-    runs = read_runs(args.runs)
+    runs = read_curves(args.runs)
     rows = curve_rows(runs, budgets, final, args.points)
     if not rows:
         raise InputError(f"{args.runs}: no run reaches any of the budgets; check --final and --budgets (frames)")

@@ -31,7 +31,7 @@ from typing import Iterable, NamedTuple, Sequence
 from atari5_spec.data.errors import InputError
 from atari5_spec.data.limits import ASCII_INTEGER, ASCII_NUMBER, MAX_ABS_SCORE, MAX_NUMBER_CHARS, control_character_problem, escaped, refuse_nul, score_problem
 
-__all__ = ["Run", "BudgetScore", "RULE", "DEFAULT_POINTS", "EPISODE_FRAMES", "read_runs",
+__all__ = ["Run", "BudgetScore", "RULE", "DEFAULT_POINTS", "EPISODE_FRAMES", "read_curves",
            "budget_score", "curve_rows", "rule_text"]
 
 DEFAULT_POINTS = 5
@@ -174,7 +174,7 @@ def _runs_from_csv(text: str, label: str) -> list[Run]:
             for (game, seed), points in sorted(curves.items())]
 
 
-def read_runs(path: str | Path) -> list[Run]:
+def read_curves(path: str | Path) -> list[Run]:
     """Learning curves from a JSON list of runs (``{task, seed, xs, ys}``, optionally gzipped) or a CSV
     with columns ``game,seed,frames,return`` (one row per logged point)."""
     from atari5_spec.data.limits import load_json

@@ -214,7 +214,7 @@ def _normalised(raw: float, random: float | None, human: float | None) -> float 
 def _budget_points(budget: pd.DataFrame, games: pd.DataFrame, model, coefficients: CoefficientSet) -> list[dict]:
     """Per training budget: the median normalised score over the canonical games (with >= MIN_GAMES_FOR_MEDIAN)
     and the Atari-5 estimate (with its five games), each from the seeds' mean raw score per game."""
-    from atari5_spec.scoring.estimate import subset_estimate
+    from atari5_spec.scoring.estimate import model_estimate
 
     constants = games.set_index("game_id")[["random_score", "human_score", "in_57"]]
     points = []
@@ -224,7 +224,7 @@ def _budget_points(budget: pd.DataFrame, games: pd.DataFrame, model, coefficient
              for g, v in means.items() if g in constants.index and bool(constants.loc[g, "in_57"])]
         z = [v for v in z if v is not None]
         median = float(np.median(z)) if len(z) >= MIN_GAMES_FOR_MEDIAN else None
-        estimate = (float(subset_estimate({g: float(means[g]) for g in model.games}, model, coefficients.constants))
+        estimate = (float(model_estimate({g: float(means[g]) for g in model.games}, model, coefficients.constants))
                     if all(g in means.index for g in model.games) else None)
         points.append({"frames": int(frames), "label": format_frames(int(frames)), "median": median,
                        "estimate": estimate, "n_games": len(z)})

@@ -15,7 +15,7 @@ import pandas as pd
 
 from atari5_spec.data.frames import format_frames
 from atari5_spec.method import training
-from atari5_spec.scoring.estimate import as_coefficient_set, subset_estimate
+from atari5_spec.scoring.estimate import as_coefficient_set, model_estimate
 
 __all__ = ["ContributedResult", "contributed_results", "results_markdown", "README_BLOCK"]
 
@@ -54,7 +54,7 @@ def contributed_results(dataset, coefficients=None, subset: str = "Atari-5") -> 
         own = rows[rows["algorithm_id"] == algorithm_id].groupby("game_id")["score"].first()
         if facts["n_games"] < training.PAPER_RULE.min_games or not set(model.games) <= set(own.index):
             continue
-        estimate = float(subset_estimate(own.to_dict(), model, coefficient_set.constants))
+        estimate = float(model_estimate(own.to_dict(), model, coefficient_set.constants))
         median = float(facts["median"])
         frames = algorithms.loc[algorithm_id, "training_frames"]
         label = str(algorithms.loc[algorithm_id, "name"]) + (
