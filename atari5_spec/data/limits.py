@@ -41,6 +41,10 @@ MAX_LINE_CHARS = 65_536          # a line of a CSV input: under the csv module's
                                  # which other libraries raise process-wide, so the refusal never depends on them
 MAX_ABS_SCORE = 1e9
 MAX_DESCRIPTOR_BYTES = 4 << 20   # datapackage.json: 17 kB today
+# verify's slowest task (a fold's staged searches) takes under a minute on 2 loaded cores; ten minutes without an
+# answer is a hung worker, not a slow one
+WORKER_ANSWER_SECONDS = 600.0
+WORKER_EXIT_SECONDS = 10.0
 MAX_SCORE_FILE_BYTES = 64 << 20  # a score file: 200,000 per-seed rows are about 6 MB
 MAX_SCORE_ROWS = 1_000_000       # rows (or JSON records) of a score file
 MAX_RUNS_PER_GAME = 1_000        # seeds of one game in a score file: ten times the largest published study;

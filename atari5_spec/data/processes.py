@@ -10,6 +10,11 @@ ends the worker when the parent is gone (re-parented workers see another id).
 :func:`forked_pool` forks a pool's workers where that is safe (no imports to
 repeat: about half a second of CPU per worker); :func:`worker_pool` (verify's
 workers) spawns them where it is not.
+
+A pool's work is waited for with a bound (:func:`wait_for`) and the pool closed with one
+(:func:`close_pool`): a worker that never answers (one once slept on a lock for eleven minutes inside
+verify's pool) ends the wait with :class:`WorkerTimeout` naming the work, and a worker that does not exit
+is killed, instead of the parent waiting forever.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import sys
 import threading
 import time
 
-__all__ = ["end_with_parent", "forked_pool", "worker_pool"]
+__all__ = ["end_with_parent", "forked_pool", "worker_pool", "wait_for", "close_pool", "WorkerTimeout"]
 
 PR_SET_PDEATHSIG = 1
 POLL_SECONDS = 1.0
@@ -83,3 +88,36 @@ def worker_pool(count: int):
 
     return forked_pool(count) or ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn"),
                                                      initializer=end_with_parent, initargs=(os.getpid(),))
+
+
+class WorkerTimeout(RuntimeError):
+    """A worker's result did not come within its bound: the work is named, the pool is to be closed."""
+
+
+def wait_for(future, seconds: float, what: str):
+    """``future.result()``, or :class:`WorkerTimeout` naming ``what`` after ``seconds`` without an answer."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    try:
+        return future.result(timeout=seconds)
+    except FutureTimeout:
+        raise WorkerTimeout(f"{what}: no answer from its worker in {seconds:g} s") from None
+
+
+def close_pool(pool, seconds: float) -> list[int]:
+    """Shut ``pool`` down without waiting on it forever: its workers are given ``seconds`` to exit, then killed.
+
+    Returns the process ids that had to be killed (empty when every worker exited)."""
+    # The executor's own shutdown(wait=True) joins every worker with no bound: a worker stuck on a lock would
+    # hold the parent with it. Its process table is private, but the only way to bound the join.
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + seconds
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    killed = [process.pid for process in processes if process.is_alive()]
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+            process.join(POLL_SECONDS)
+    return killed

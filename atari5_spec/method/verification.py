@@ -243,16 +243,23 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
     The version checks run even when validation fails (e.g. a changed score
     breaks its file's hash), so that the report names what no longer reproduces.
     """
+    from ..data.limits import WORKER_ANSWER_SECONDS, WORKER_EXIT_SECONDS
     from ..data.loading import load
-    from ..data.processes import worker_pool
+    from ..data.processes import WorkerTimeout, close_pool, wait_for, worker_pool
     from ..data.validation import frictionless_problems, validate_package
 
     root = package_root(path)
     starts = installed_extensions() if extensions is None else extensions
     # The workers are forked first, while this process runs one thread (else spawned): Frictionless's row checks,
-    # then the extensions' slow work, run there beside every other check.
-    with worker_pool(2 if starts and search else 1) as workers:
-        structure = workers.submit(frictionless_problems, root).result if validate else None
+    # then the extensions' slow work, run there beside every other check. Every wait on them is bounded, and so is
+    # closing the pool: a hung worker fails the run with its name instead of holding it.
+    workers = worker_pool(2 if starts and search else 1)
+    try:
+        if validate:
+            rows_checked = workers.submit(frictionless_problems, root)
+            structure = lambda: wait_for(rows_checked, WORKER_ANSWER_SECONDS, "Frictionless's row checks")  # noqa: E731
+        else:
+            structure = None
         try:
             dataset = load(root)
         except ValueError:
@@ -270,6 +277,11 @@ def verify(path: str | Path | None = None, search: bool = True, validate: bool =
             checks.insert(0, Check("package valid (frictionless + pandera)", 1, [str(p) for p in problems]))
         for finish in finishes:
             checks += finish()
+    except WorkerTimeout as hung:
+        return [Check("verify's worker pool", 0, [f"{hung}; the worker was killed and nothing was verified: "
+                                                  "run `atari5-spec verify` again"])]
+    finally:
+        close_pool(workers, WORKER_EXIT_SECONDS)
     return checks
 
 

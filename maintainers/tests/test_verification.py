@@ -37,17 +37,71 @@ def test_comparison_detects_a_wrong_value(paper):
 
 
 @pytest.mark.slow
-def test_verify_passes_on_the_shipped_package_including_the_search(capsys):
+def test_verify_passes_on_the_shipped_package_including_the_search():
     # Through the command line's --json (what a newcomer's script reads): the one verify of the shipped package in a
-    # test run. .ci/run's main job runs `atari5-spec verify` as its own stage and deselects this test; the floors job
-    # runs it.
-    assert main(["verify", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    # test run, in a fresh interpreter beside two processes that keep both cores busy, with a time limit: verify's
+    # worker pool once hung here for eleven minutes. .ci/run's main job runs `atari5-spec verify` as its own stage
+    # and deselects this test; the floors job runs it.
+    import subprocess
+    import sys
+    import time
+
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "atari5_spec.cli", "verify", "--json"], capture_output=True,
+                              text=True, timeout=480, cwd=package_root())
+        seconds = time.monotonic() - started
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
     checks = out["checks"]
     failed = [check for check in checks if not check["ok"]]
     assert not failed, failed
     assert out["ok"] and len(checks) > 10
     assert any("staged search" in check["name"] for check in checks)
+    print(f"verify under load: {seconds:.0f} s")
+
+
+def test_a_hung_worker_fails_verify_with_its_name_and_is_killed(monkeypatch):
+    # A worker that never answers: verify ends (bounded wait), names the work, and leaves no worker behind.
+    import os
+    import time
+
+    from atari5_spec.data import limits
+    from atari5_spec.data.processes import wait_for
+    from atari5_spec.method import verification
+
+    monkeypatch.setattr(limits, "WORKER_ANSWER_SECONDS", 1.0)
+    monkeypatch.setattr(limits, "WORKER_EXIT_SECONDS", 1.0)
+    seen = {}
+
+    def hanging_start(context):
+        seen["workers"] = list(getattr(context.workers, "_processes", {}))
+        future = context.workers.submit(time.sleep, 3600)
+        return lambda: [wait_for(future, limits.WORKER_ANSWER_SECONDS, "the sleeping task")]
+
+    started = time.monotonic()
+    checks = verification.verify(validate=False, extensions=[hanging_start])
+    assert time.monotonic() - started < 60
+    assert [(c.name, c.ok) for c in checks] == [("verify's worker pool", False)]
+    assert "the sleeping task: no answer from its worker in 1 s" in checks[0].mismatches[0]
+    time.sleep(0.5)
+    alive = []
+    for pid in seen["workers"]:
+        try:
+            os.kill(pid, 0)
+            alive.append(pid)
+        except ProcessLookupError:
+            pass
+        else:  # a zombie not yet reaped counts as gone
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().split(")")[-1].split()[0] == "Z":
+                    alive.remove(pid)
+    assert seen["workers"] and alive == []
 
 
 @pytest.mark.slow

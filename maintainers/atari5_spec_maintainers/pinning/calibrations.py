@@ -252,8 +252,11 @@ def searched_selections(dataset, version: str, searched: dict | None = None) -> 
     key = search_version(dataset, version)
     if key not in searched:
         searched[key] = fold_selections(dataset, version)
-    if hasattr(searched[key], "result"):  # a future: wait for it
-        searched[key] = searched[key].result()
+    if hasattr(searched[key], "result"):  # a future: wait for it, bounded (a hung worker is named, not waited on)
+        from atari5_spec.data.limits import WORKER_ANSWER_SECONDS
+        from atari5_spec.data.processes import wait_for
+
+        searched[key] = wait_for(searched[key], WORKER_ANSWER_SECONDS, f"the fold searches of {key}")
     return searched[key]
 
 

@@ -45,7 +45,9 @@ def start(context):
         try:
             return _checks(context.root, dataset, context.search, searched, context.progress, tables)
         finally:
-            waiter.shutdown()
+            # not waited on: each of its futures was waited for (bounded) above, and after a hung worker the thread
+            # still waits on it until verify closes the pool
+            waiter.shutdown(wait=False, cancel_futures=True)
 
     return finish
 
@@ -127,6 +129,8 @@ def _checks(root: Path, dataset, search: bool, searched: dict, progress, tables:
     """Every check, in the report's order (``searched``: the fold searches, started; ``tables``: the
     interval-table checks started on a worker, :func:`interval_table_checks`; any other is run here)."""
     from atari5_spec.method.calibration import pinned_calibration_names, split_name
+    from atari5_spec.data.limits import WORKER_ANSWER_SECONDS
+    from atari5_spec.data.processes import wait_for
     from atari5_spec.method.pinned_reads import PinnedReads
     from atari5_spec_maintainers.pinning.calibrations import FOLD_METHODS, recorded_selections
     from atari5_spec_research.evaluation.agents import agent_scores
@@ -139,8 +143,8 @@ def _checks(root: Path, dataset, search: bool, searched: dict, progress, tables:
             if search and split_name(calibration)[1] in FOLD_METHODS:
                 searched_last[len(checks)] = calibration
             checks.append(check_calibration(dataset, calibration, search=False, agents=agents, reads=reads))
-            checks.append(tables[calibration].result() if calibration in tables
-                          else check_interval_table(root, calibration))
+            checks.append(wait_for(tables[calibration], WORKER_ANSWER_SECONDS, f"{calibration}'s interval table")
+                          if calibration in tables else check_interval_table(root, calibration))
         content, X, y = reads.training_matrix(name)
         if search and content.get("reproduces") == "paper":
             checks.append(check_search(name, content, X, y, progress))
