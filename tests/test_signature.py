@@ -12,7 +12,7 @@ from atari5_spec.data.errors import InputError
 from atari5_spec.method.pinned import load_coefficient_set
 from atari5_spec.scoring.estimate import score
 from atari5_spec.scoring.signature import Signature, data_package_version, parse_signature
-from atari5_spec.scoring.signature_check import check_signature
+from atari5_spec.scoring.signature_check import ABSENT, DIFFERS, MATCHES, UNCHECKED, check_signature
 
 OLD_FORMAT = "Atari-5|coef:paper-2023@071b0e4b|norm:agent57-human|phi:log10p1|seeds:3,3,3,3,3|boot:10000,seed=0,ci=95|v:0.1.0"
 # Three seeds per Atari-5 game: the estimate, a seed interval and a prediction interval.
@@ -51,14 +51,33 @@ def test_the_api_returns_the_signature_parsed():
     assert single.seeds is None and single.boot is None and single.calibration is not None
 
 
+def _statuses(check) -> dict[str, str]:
+    return {c.field: c.status for c in check.fields + check.results}
+
+
 def test_pasted_score_line_matches(run, pasted_line, scores_csv):
+    check = check_signature(pasted_line, scores=_observations(scores_csv))
+    assert check.matches and check.unchecked == ()
+    assert [(c.field, c.status) for c in check.results] == [("score", MATCHES), ("prediction interval", MATCHES)]
     status, out, err = run("signature", "check", pasted_line, "--scores", str(scores_csv))
     assert status == 0, out + err
-    assert "matches: this install reproduces" in out
-    assert re.search(r"^  score\s+matches", out, re.M) and re.search(r"^  prediction interval\s+matches", out, re.M)
     # the signature alone matches too (no number to compare)
-    status, out, _ = run("signature", "check", pasted_line.split("[")[1].rstrip("]"))
-    assert status == 0 and "matches: this install" in out
+    alone = pasted_line.split("[")[1].rstrip("]")
+    assert check_signature(alone).matches and check_signature(alone).results == ()
+    assert run("signature", "check", alone)[0] == 0
+
+
+def test_the_verdicts_as_printed(run, pasted_line, scores_csv):
+    # each sentence `signature check` ends with, once: matched, one field differs, the number not checked
+    verdicts = [run("signature", "check", line, *extra)[1].splitlines()[-1] for line, extra in
+                [(pasted_line, ["--scores", str(scores_csv)]),
+                 (pasted_line.replace("phi:log10p1", "phi:log10", 1), ["--scores", str(scores_csv)]),
+                 (_wrong_number(pasted_line), [])]]
+    assert verdicts[0] == "matches: this install reproduces what the signature pins"
+    assert verdicts[1] == "does not match: phi differs"
+    assert verdicts[2].startswith("the signature's fields match this install; number not checked: ")
+    status, _, err = run("signature", "check", pasted_line.replace("phi:log10p1", "phi:log10", 1))
+    assert status == 1 and err.startswith("error: the signature does not match this install: phi")
 
 
 FIELD_CHANGES = {
@@ -83,20 +102,19 @@ def test_changing_one_field_is_detected_and_named(run, pasted_line, scores_csv, 
     check = check_signature(altered, scores=_observations(scores_csv))
     assert field in check.differing, check
     status, out, err = run("signature", "check", altered, "--scores", str(scores_csv))
-    assert status == 1 and "does not match: " in out and field in out.splitlines()[-1]
-    assert "Traceback" not in err and err.startswith("error: the signature does not match")
+    assert status == 1 and field in out.splitlines()[-1] and "Traceback" not in err
 
 
 def test_a_changed_number_or_interval_is_detected(run, pasted_line, scores_csv):
     number = re.search(r"score ([\d,.]+)", pasted_line).group(1)
     bumped = f"{float(number.replace(',', '')) + 0.1:,.1f}"
-    status, out, _ = run("signature", "check", pasted_line.replace(f"score {number}", f"score {bumped}"),
-                         "--scores", str(scores_csv))
-    assert status == 1 and out.splitlines()[-1] == "does not match: score differs"
+    runs = _observations(scores_csv)
+    assert check_signature(pasted_line.replace(f"score {number}", f"score {bumped}"), scores=runs).differing == ("score",)
     low = re.search(r"interval ([\d,.]+) to", pasted_line).group(1)
-    status, out, _ = run("signature", "check", pasted_line.replace(f"interval {low} ", "interval 1.0 "),
-                         "--scores", str(scores_csv))
-    assert status == 1 and "prediction interval" in out.splitlines()[-1]
+    changed = pasted_line.replace(f"interval {low} ", "interval 1.0 ")
+    # boot: is judged through the interval it produced, so it differs with it
+    assert check_signature(changed, scores=runs).differing == ("boot", "prediction interval")
+    assert run("signature", "check", changed, "--scores", str(scores_csv))[0] == 1
 
 
 def test_an_old_format_signature_is_read():
@@ -105,8 +123,8 @@ def test_an_old_format_signature_is_read():
     assert parsed.calibration is None and parsed.data_version is None and parsed.code_version == "0.1.0"
     check = check_signature(OLD_FORMAT, scores=_observations_from(RUNS))
     status = {c.field: c.status for c in check.fields}
-    assert status["cal"] == status["data"] == "not in signature"
-    assert status["coef"] == status["norm"] == status["phi"] == status["seeds"] == "matches"
+    assert status["cal"] == status["data"] == ABSENT
+    assert status["coef"] == status["norm"] == status["phi"] == status["seeds"] == MATCHES
     assert check.differing == (() if atari5_spec.__version__ == "0.1.0" else ("v",))
     # the 0.1.0 paste line, with its ", calibration ..." inside the parentheses, is read too
     line = f"Atari-5 score 109.7 (95% prediction interval 65.6 to 182.1, calibration paper-2023@9ca22b6e)  [{OLD_FORMAT}]"
@@ -139,10 +157,10 @@ def _observations(path):
 
 def test_an_unknown_version_or_subset_is_named_not_a_traceback(run, scores_csv):
     text = f"Atari-7|coef:future-2027@abcdef12|norm:agent57-human|phi:log10p1|data:{data_package_version()}|v:{atari5_spec.__version__}"
+    check = check_signature(text, scores=_observations(scores_csv))
+    assert check.differing == ("subset", "coef") and _statuses(check)["score"] == UNCHECKED
     status, out, err = run("signature", "check", text, "--scores", str(scores_csv))
-    assert status == 1 and "Traceback" not in err
-    assert out.splitlines()[-1] == "does not match: subset, coef differ"
-    assert re.search(r"^  score\s+not checked .*not recomputed", out, re.M)
+    assert status == 1 and "Traceback" not in err and out.splitlines()[-1].endswith("subset, coef differ")
 
 
 def test_a_line_printed_by_0_1_0_is_recomputed_with_the_calibration_it_names(run, scores_csv):
@@ -159,9 +177,10 @@ def test_a_line_printed_by_0_1_0_is_recomputed_with_the_calibration_it_names(run
                               result.estimate, result.interval, pooled, 0.95)
     line = (f"Atari-5 score {result.estimate:,.1f} (95% prediction interval {pi.low:,.1f} to {pi.high:,.1f}, "
             f"calibration paper-2023@{pooled.digest})  [{OLD_FORMAT}]")
+    check = check_signature(line, scores=_observations(scores_csv))
+    assert _statuses(check)["score"] == _statuses(check)["prediction interval"] == MATCHES
+    assert check.differing == (() if atari5_spec.__version__ == "0.1.0" else ("v",))
     status, out, _ = run("signature", "check", line, "--scores", str(scores_csv))
-    assert re.search(r"^  prediction interval\s+matches", out, re.M), out
-    assert out.splitlines()[-2] == "the reported number and interval are reproduced by this install all the same"
     assert status == (0 if atari5_spec.__version__ == "0.1.0" else 1)
 
 
@@ -191,14 +210,11 @@ def _wrong_number(line: str) -> str:
 
 def test_a_pasted_number_without_scores_is_said_not_checked(run, pasted_line, scores_csv):
     edited = _wrong_number(pasted_line)
-    status, out, _ = run("signature", "check", edited)
-    assert status == 0  # the fields do match: only the number is unknown
-    assert "matches: this install reproduces" not in out
-    assert re.search(r"^  score\s+not checked .*number not checked", out, re.M)
-    assert re.search(r"^  prediction interval\s+not checked", out, re.M)
-    assert "number not checked" in out.splitlines()[-1]
-    status, out, err = run("signature", "check", edited, "--scores", str(scores_csv))
-    assert status == 1 and re.search(r"^  score\s+differs", out, re.M)
+    unchecked = check_signature(edited)
+    assert unchecked.matches and unchecked.unchecked == ("score", "prediction interval")
+    assert run("signature", "check", edited)[0] == 0  # the fields do match: only the number is unknown
+    assert _statuses(check_signature(edited, scores=_observations(scores_csv)))["score"] == DIFFERS
+    assert run("signature", "check", edited, "--scores", str(scores_csv))[0] == 1
 
 
 def test_signature_check_json_is_json_on_bad_input_too(run, pasted_line, tmp_path):
@@ -210,5 +226,5 @@ def test_signature_check_json_is_json_on_bad_input_too(run, pasted_line, tmp_pat
         assert status == 1 and parsed["matches"] is False and parsed["error"], (out, err)
     status, out, _ = run("signature", "check", _wrong_number(pasted_line), "--json")
     parsed = json.loads(out)
-    assert status == 0 and parsed["unchecked"] == ["score", "prediction interval"]
-    assert "number not checked" in parsed["verdict"]
+    assert status == 0 and parsed["unchecked"] == list(check_signature(_wrong_number(pasted_line)).unchecked)
+    assert parsed["verdict"] and parsed["matches"] is True
