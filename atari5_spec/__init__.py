@@ -41,6 +41,8 @@ _LAZY = {
     "parse_signature": ("scoring.signature", "parse_signature"),
     "check_signature": ("scoring.signature_check", "check_signature"),
     "cite": ("scoring.citation", "citation"),
+    "play": ("harness.runs", "play"),
+    "protocols": ("harness.protocols", "protocols"),
     # the result types (for isinstance checks and the API reference)
     "ScoreResult": ("scoring.estimate", "ScoreResult"),
     "SubsetScore": ("scoring.estimate", "SubsetScore"),
@@ -52,6 +54,8 @@ _LAZY = {
     "RatioInterval": ("scoring.intervals", "RatioInterval"),
     "SignatureCheck": ("scoring.signature_check", "SignatureCheck"),
     "Citation": ("scoring.citation", "Citation"),
+    "PlayResult": ("harness.runs", "PlayResult"),
+    "Protocol": ("harness.protocols", "Protocol"),
     "InputError": ("data.errors", "InputError"),
 }
 

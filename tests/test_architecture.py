@@ -24,7 +24,7 @@ PACKAGE = Path(atari5_spec.__file__).resolve().parent
 # Bottom to top. A module may import its own layer and the layers with a lower rank; two layers
 # of the same rank (contributions, analyses) may not import each other. `_version` is a leaf
 # every layer may import; the root `__init__` is the public facade, which nothing inside imports.
-LAYER_RANK = {"_version": 0, "data": 1, "method": 2, "scoring": 3, "cli": 4}
+LAYER_RANK = {"_version": 0, "data": 1, "method": 2, "scoring": 3, "harness": 3, "cli": 4}
 REPOSITORY = Path(__file__).resolve().parents[1]
 # bottom to top: a distribution may import its own package and those below it
 DISTRIBUTIONS = {"atari5_spec": (REPOSITORY, 0), "atari5_spec_research": (REPOSITORY / "research", 1),
@@ -111,7 +111,7 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
     assert upward_imports() == [
         "atari5_spec/data/loading.py:5 imports atari5_spec.scoring.estimate: layer 'data' may not import layer "
-        "'scoring' (imports point down: _version < data < method < scoring < cli)"]
+        "'scoring' (imports point down: _version < data < method < scoring < harness < cli)"]
 
 
 @pytest.mark.parametrize("layer", sorted(set(LAYER_RANK) - {"_version"}))

@@ -117,6 +117,7 @@ FAMILIES = {  # family module -> (its function, the commands it adds), in the or
     "package": ("add_package_commands", ("validate", "verify", "reproduce", "recover")),
     "score": ("add_scoring_commands", ("score", "predict", "leaderboard")),
     "release": ("add_release_commands", ("signature", "cite")),
+    "play": ("add_play_commands", ("play",)),
 }
 # The other distributions add their commands through entry points of this group: the entry point's name is the
 # command, its value the function adding that command's family (maintainers/pyproject.toml, research/pyproject.toml).

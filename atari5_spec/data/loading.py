@@ -35,6 +35,7 @@ class Dataset(NamedTuple):
     cross_checks: pd.DataFrame | None = None    # one algorithm's numbers from two sources, compared (1.25)
     benchmark_games: pd.DataFrame | None = None  # the games of a benchmark other than the 57: Atari 100k (1.32)
     paper_links: pd.DataFrame | None = None  # per entry its paper's DOI, arXiv id or URL, or none-found (1.43)
+    protocols: pd.DataFrame | None = None  # the evaluation protocols `atari5-spec play` runs (1.95)
     score_rows: str = "all"  # which rows ``scores`` holds: "all" (the file), or "fit" (one per algorithm and game)
 
     def complete(self) -> "Dataset":
@@ -75,10 +76,10 @@ _PATTERNS = {
 
 # The package's data tables (resource names), in validation order.
 TABLES = ("sources", "games", "benchmark_games", "algorithms", "paper_links", "scores", "seed_scores", "budget_scores",
-          "protocol_evidence", "cross_checks")
-# Tables a package made before data 1.25 (1.32 for benchmark_games, 1.43 for paper_links) does not have: read when
-# the descriptor lists them, else None.
-OPTIONAL_TABLES = ("protocol_evidence", "cross_checks", "benchmark_games", "paper_links")
+          "protocol_evidence", "cross_checks", "protocols")
+# Tables a package made before data 1.25 (1.32 for benchmark_games, 1.43 for paper_links, 1.95 for protocols) does
+# not have: read when the descriptor lists them, else None.
+OPTIONAL_TABLES = ("protocol_evidence", "cross_checks", "benchmark_games", "paper_links", "protocols")
 
 
 def present_tables(descriptor: dict) -> tuple[str, ...]:

@@ -283,6 +283,8 @@ def rule_checks(name: str, data: Dataset) -> list:
         return per_seed_checks(pa, name, data)
     if name == "protocol_evidence":
         return protocol_evidence_checks(pa, data)
+    if name == "protocols":
+        return text_checks(pa, name, data) + protocol_table_checks(pa)
     if name == "benchmark_games":
         canonical = games.loc[games.in_57.astype(bool), "game_id"]
         return text_checks(pa, name, data) + [
@@ -466,6 +468,19 @@ def protocol_evidence_checks(pa, data: Dataset) -> list:
               "not-stated and not-found leave both empty)",
               "make value the text of the column in data/algorithms.csv, or fix the column, or the status"),
     ]
+
+
+def protocol_table_checks(pa) -> list:
+    """A protocol's start condition and its no-op maximum agree (data/protocols.csv, data 1.95): no-op starts need
+    a maximum of at least 1, a reset start has none (0 or empty)."""
+    def starts_agree(d):
+        noop = d.start_condition == "no-op"
+        reset = d.start_condition == "reset"
+        return ~((noop & ~(d.noop_max >= 1).fillna(False)) | (reset & (d.noop_max > 0).fillna(False))).fillna(False)
+
+    return [_rule(pa, "noop_max", starts_agree,
+                  "start_condition and noop_max disagree (no-op starts need noop_max of at least 1; a reset start "
+                  "has noop_max 0 or empty)", "give the number of no-ops the source states, or fix start_condition")]
 
 
 def _same_value(held: str, given: str) -> bool:
