@@ -74,11 +74,22 @@ def _cell(value):
     return value
 
 
+def package_table(name: str, root: Path | str | None = None):
+    """One table of the data package, typed by its schema (None when the descriptor does not list it): the
+    harness reads only the tables it needs, not the whole package."""
+    from ..data.datapackage import package_root, read_descriptor, resource_path, schema_of
+    from ..data.loading import read_table
+
+    folder = package_root(root)
+    descriptor = read_descriptor(folder)
+    if name not in {r.get("name") for r in descriptor.get("resources", [])}:
+        return None
+    return read_table(resource_path(folder, descriptor, name), schema_of(folder, descriptor, name))
+
+
 def protocols(root: Path | str | None = None) -> dict[str, Protocol]:
     """Every protocol of the data package (``root``: a package folder, default the one in use), by id."""
-    from ..data.loading import load
-
-    table = load(root).protocols
+    table = package_table("protocols", root)
     if table is None:
         raise InputError("this data package has no data/protocols.csv (it came with data 1.95.0): "
                          "use a newer package")
