@@ -12,8 +12,8 @@ rows an earlier run of the same settings left in it are kept and not played agai
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -106,23 +106,40 @@ def _games(games: Sequence[str] | None, root) -> tuple[str, ...]:
     return tuple(chosen)
 
 
-@functools.lru_cache(maxsize=4)
+# Each thread builds its own policy and environments once: a Dask worker runs tasks on several threads of one
+# process, and an environment or a policy's state must never be shared between two episodes under way.
+_PER_THREAD = threading.local()
+
+
+def _per_thread(kind: str) -> dict:
+    cache = getattr(_PER_THREAD, kind, None)
+    if cache is None:
+        cache = {}
+        setattr(_PER_THREAD, kind, cache)
+    return cache
+
+
 def _policy(spec: str):
-    return load_policy(spec)
+    policies = _per_thread("policies")
+    if spec not in policies:
+        policies[spec] = load_policy(spec)
+    return policies[spec]
 
 
-@functools.lru_cache(maxsize=16)
 def _environment(game: str, settings):
     from .emulator import environment
 
-    return environment(game, settings)
+    environments = _per_thread("environments")
+    if (game, settings) not in environments:
+        environments[game, settings] = environment(game, settings)
+    return environments[game, settings]
 
 
 def play_task(task: tuple) -> tuple:
     """One episode in this process: (game, seed, episode, score, frames, truncated, CPU seconds).
 
     A module-level function of picklable arguments (policy spec, EmulatorSettings, game, seed, episode), so
-    that worker processes and Dask workers run it as well as this one; each process builds its policy and
+    that worker processes and Dask workers run it as well as this one; each thread builds its policy and
     environments once.
     """
     from .emulator import play_episode
