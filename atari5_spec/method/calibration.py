@@ -54,14 +54,13 @@ import math
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
-from .claims import conformal_quantile
-from .reference import IN_RANGE_MIN, combine_half_widths
+from .reference import FACTORS, IN_RANGE_MIN, Evidence, combine_half_widths, conformal_quantile  # noqa: F401
 
 __all__ = ["Calibration", "CALIBRATION_COLUMNS", "read_calibration", "calibration_path", "calibration_name",
            "split_name", "calibration_editions", "RESELECTED_COLUMNS", "read_named_calibration", "conformal_quantile",
            "sticky_from_game_ids", "CALIBRATION_METHOD", "CALIBRATION_METHODS",
            "IN_RANGE_MIN", "combine_half_widths", "CLAIMED_METHODS", "NEVER_SELECTED", "ratio_summary", "RatioSummary",
-           "tabulated_t975",
+           "tabulated_t975", "Evidence", "PairEvidence", "MeasuredRange", "FACTORS", "TWO_PAPER_RULE", "SAME_SETUP_RULE",
            "read_calibration_intervals"]
 
 CALIBRATION_COLUMNS = ["subset", "agent", "algorithm_id", "paper", "kind", "budget", "sticky", "regime",
@@ -97,6 +96,50 @@ IN_RANGE_COLUMNS = CALIBRATION_COLUMNS + ["range"]
 RESELECTED_COLUMNS = IN_RANGE_COLUMNS + ["games"]  # + the games that predicted the agent (its paper's fold)
 CLAIMED_METHODS = ("formula", "reselected")  # methods whose intervals carry a measured claim (method/claims.py)
 NEVER_SELECTED = "held-out"  # the kind of an agent the selection and the fit never used (outside the training set)
+
+
+TWO_PAPER_RULE = ("ratio of estimates x 10^(-+ sqrt(a^2 + b^2)), a and b the two agents' own prediction-interval "
+                  "half-widths in log10 (the lower side takes the agent's lower and the baseline's upper half-width)")
+SAME_SETUP_RULE = ("same setup: ratio of estimates x 10^(-+ sqrt(h^2 + s^2)), h = t(df) x sqrt(2 v), v the "
+                   "variance of a pair's log error within one setup (paper effect cancelled) from pairs of "
+                   "different runs within one paper, df their runs minus papers; s the seed part of the ratio "
+                   "(its bootstrap interval's log half-width, per side)")
+
+
+# --- what the pinned interval table's evidence cells read as (built at pinning time: method/claims.py, pairs.py) ---
+
+class PairEvidence(NamedTuple):
+    """What stands behind a pair coverage figure."""
+
+    covered: int
+    n: int            # pairs
+    runs: int
+    papers: int
+    low: float        # 95% interval of the coverage, clustered by paper
+    high: float
+    effective_n: float
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.n if self.n else math.nan
+
+    def text(self) -> str:
+        return (f"{self.covered} of {self.n} pairs ({self.coverage:.1%}; {self.runs} runs, {self.papers} papers; "
+                f"95% interval {self.low:.0%}-{self.high:.0%}, clustered by paper)")
+
+
+class MeasuredRange(NamedTuple):
+    """Estimates of the agents behind the pair coverage: a direction is stated only for two agents inside."""
+
+    low: float
+    high: float
+    n_agents: int
+
+    def holds(self, estimate: float) -> bool:
+        return self.low <= estimate <= self.high
+
+    def text(self) -> str:
+        return f"estimates {self.low:,.0f} to {self.high:,.1f}, {self.n_agents} agents"
 
 
 class Calibration(NamedTuple):

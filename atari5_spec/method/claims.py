@@ -44,14 +44,7 @@ __all__ = ["conformal_quantile", "pool_quantiles", "Evidence", "SubsetClaim", "e
            "clopper_pearson", "FACTORS", "target_for", "loso_half_widths", "supported", "claim_details",
            "ClaimDetails", "ClaimRows", "claim_rows"]
 
-FACTORS = (1.1, 1.25, 1.5, 2.0)  # widening factors tried, smallest first (fixed before any error was looked at)
-
-
-def conformal_quantile(errors: Sequence[float], level: float) -> float:
-    """The ceil((n + 1) level)-th smallest |error| (infinite when n is too small for the level)."""
-    absolute = sorted(map(abs, errors))
-    rank = math.ceil((len(absolute) + 1) * level)
-    return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
+from .reference import FACTORS, Evidence, conformal_quantile  # the readers' types, defined with the reads
 
 
 def target_for(level: float) -> float:
@@ -82,35 +75,6 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     low = 0.0 if k == 0 else solve(lambda p: _binomial_tail_at_least(k, n, p) - alpha)
     high = 1.0 if k == n else solve(lambda p: alpha - (1 - _binomial_tail_at_least(k + 1, n, p)))
     return low, high
-
-
-class Evidence(NamedTuple):
-    """A measured coverage and what stands behind it."""
-
-    covered: int          # agents whose true median fell inside
-    n: int                # agents (learning-curve checkpoints count one each)
-    runs: int             # distinct runs (algorithm entries) among them
-    papers: int
-    runs_covered: int     # runs every one of whose agents was covered
-    runs_low: float       # exact 95% interval of the run coverage
-    runs_high: float
-
-    @property
-    def coverage(self) -> float:
-        return self.covered / self.n if self.n else math.nan
-
-    def text(self) -> str:
-        """'71 of 74 agents (95.9%) from 40 runs and 25 papers; 37 of 40 runs wholly covered (exact 95% bounds
-        80%-98%)'."""
-        if not self.n:
-            return "not measured (no agents)"
-        return (f"{self.covered} of {self.n} agents ({self.coverage:.1%}) from {self.runs} run"
-                f"{'s' if self.runs != 1 else ''} and {self.papers} paper{'s' if self.papers != 1 else ''}; "
-                f"{self.runs_covered} of {self.runs} runs wholly covered (exact 95% bounds "
-                f"{self.runs_low:.0%}-{self.runs_high:.0%})")
-
-    def as_dict(self) -> dict:
-        return dict(self._asdict(), coverage=self.coverage)
 
 
 def evidence(covered: Sequence[bool], runs: Sequence[str], papers: Sequence[str]) -> Evidence:

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from . import reference
-from .decision_margin import pinned_margin
 
 __all__ = ["VECTORS_PATH", "TOLERANCE", "read_vectors", "run_case", "vector_problems", "differences",
            "parameters_from_package", "TABLE_FIELDS"]
@@ -104,7 +103,7 @@ def run_case(vectors: dict, case: dict) -> dict[str, Any]:
         else:
             interval = reference.ratio_interval(agent["estimate"], baseline["estimate"],
                                                 agent["prediction_interval"], baseline["prediction_interval"])
-    margin = pinned_margin(_table(vectors, case["calibration"]),
+    margin = reference.pinned_margin(_table(vectors, case["calibration"]),
                            "ratio-same-setup" if case["same_setup"] else "ratio-two-papers",
                            case["subset"], case["level"])
     return {"agent": agent, "baseline": baseline, "ratio": ratio, "ratio_interval": _pair(interval),

@@ -30,15 +30,7 @@ __all__ = ["MARGINS", "Pair", "PairSet", "pair_set", "index_pair_set", "two_pape
 
 BANDS = (("1.3-2x", 1.3, 2.0), ("2-3x", 2.0, 3.0), (">3x", 3.0, math.inf))  # bands of true ratio
 MARGINS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
-# the interval table's rows that carry a design's chosen margin (docs/design/interval-tables.md)
-DIRECTION_INTERVALS = {"ratio-two-papers": "direction-two-papers", "ratio-same-setup": "direction-same-setup"}
-
-
-def pinned_margin(table, kind: str, subset: str, level: float) -> float | None:
-    """The ``factor`` of ratio design ``kind``'s direction row in a pinned interval table (subset, in range, level);
-    None (no direction is stated) when the table has none or it is withheld (SPEC.md section 9)."""
-    row = None if table is None else table.rows.get((DIRECTION_INTERVALS[kind], subset, "in range", level))
-    return None if row is None or row.status == "withheld" else row.factor
+from .reference import DIRECTION_INTERVALS, pinned_margin  # noqa: E402,F401 (the table's reads)
 
 
 class Pair(NamedTuple):

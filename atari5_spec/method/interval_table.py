@@ -52,9 +52,19 @@ __all__ = ["interval_table", "interval_table_text", "INTERVAL_COLUMNS", "INTERVA
            "LEVELS", "REASON_CODES"]
 
 INTERVALS_SCHEMA = "schemas/calibration-intervals.schema.json"
-INTERVAL_COLUMNS = ["interval", "subset", "range", "level", "status", "half_width", "factor", "errors",
-                    "population", "agents_covered", "agents", "runs_covered", "runs", "papers", "sources",
-                    "coverage_low", "coverage_high", "reason"]
+
+
+def _schema_fields(root=None) -> list[dict]:
+    """The interval table's fields as its schema states them (the single source of truth for its columns)."""
+    import json
+
+    from ..data.datapackage import package_root
+
+    return json.loads((package_root(root) / INTERVALS_SCHEMA).read_text(encoding="utf-8"))["fields"]
+
+
+INTERVAL_COLUMNS = [f["name"] for f in _schema_fields()]
+INTEGER_COLUMNS = [f["name"] for f in _schema_fields() if f["type"] == "integer"]  # written as whole numbers
 LEVELS = (0.8, 0.9, 0.95)  # the levels tabulated; `score` gives no prediction interval at any other
 DIRECTION_LEVELS = (0.95,)  # the levels with direction rows; at any other a ratio states no direction
 # claim code -> what it means (the site and the CLI render their sentences from the code and the counts)
@@ -84,13 +94,49 @@ def _conformal(errors: Sequence[float], level: float) -> float:
 
 
 def _row(interval, subset, group, level, status, half_width, factor, errors, population, evidence, sources,
-         reason="") -> dict:
+         reason="", **printed) -> dict:
     withheld = status == "withheld" or half_width is None or not math.isfinite(half_width)
     return {"interval": interval, "subset": subset, "range": group, "level": level,
             "status": "withheld" if withheld else status, "half_width": None if withheld else half_width,
             "factor": factor if status == "widened" else 1, "errors": errors, "population": population,
             **evidence, "sources": sources, "reason": reason or ("too-few-errors" if withheld and status != "withheld"
-                                                                 else "")}
+                                                                 else ""), **printed}
+
+
+def _evidence_cells(prefix: str, ev) -> dict:
+    """An agent :class:`~atari5_spec.method.calibration.Evidence` as the ``<prefix>_*`` cells of a row."""
+    return {f"{prefix}_agents_covered": ev.covered, f"{prefix}_agents": ev.n, f"{prefix}_runs_covered": ev.runs_covered,
+            f"{prefix}_runs": ev.runs, f"{prefix}_papers": ev.papers,
+            f"{prefix}_coverage_low": ev.runs_low if ev.n else None,
+            f"{prefix}_coverage_high": ev.runs_high if ev.n else None}
+
+
+def _also_agents(population: str, ev) -> dict:
+    """The second evidence line of an agent row (``also_*``): held-out agents, or every agent of the claim."""
+    return {"also_population": population, **_evidence_cells("also", ev)}
+
+
+def _also_pairs(ev) -> dict:
+    """The ratio design's evidence as ``score --relative-to`` prints it (``also_*``; none without pairs)."""
+    if ev is None:
+        return {}
+    return {"also_agents_covered": ev.covered, "also_agents": ev.n, "also_runs": ev.runs, "also_papers": ev.papers,
+            "also_coverage_low": ev.low, "also_coverage_high": ev.high, "also_effective_n": ev.effective_n}
+
+
+def _sticky_cells(details) -> dict:
+    """In-range claims: the coverage for agents with sticky actions (``sticky_*``) and without or not saying
+    (``unsticky_*``), as ``score --sticky-actions`` prints it."""
+    from .claims import evidence
+
+    out = {}
+    for prefix, sticky in (("sticky", True), ("unsticky", False)):
+        pick = [i for i, r in enumerate(details.members) if (r["sticky"] == "sticky") == sticky]
+        if pick:
+            out.update(_evidence_cells(prefix, evidence([details.covered[i] for i in pick],
+                                                        [details.members[i]["algorithm_id"] for i in pick],
+                                                        [details.members[i]["paper"] for i in pick])))
+    return out
 
 
 def _agent_evidence(ev, source_of: Mapping[str, str], runs: Sequence[str]) -> tuple[dict, int]:
@@ -148,17 +194,21 @@ def _agent_rows(calibration, subset: str, level: float, source_of: Mapping[str, 
             if calibration.primary_is_never_selected:  # formula: the pinned formula on agents never selected
                 never = [r["algorithm_id"] for r in details.members if r["kind"] == NEVER_SELECTED]
                 counts, sources = _agent_evidence(claim.held_out, source_of, never)
-                population = "never-selected"
+                population, also = "never-selected", _also_agents("every-agent", claim.evidence)
             else:
                 counts, sources = _agent_evidence(claim.evidence, source_of, members)
-                population = "leave-one-paper-out"
+                population, also = "leave-one-paper-out", _also_agents("held-out", claim.held_out)
+            plain = {"plain_agents_covered": claim.plain.covered, "plain_agents": claim.plain.n,
+                     "plain_coverage_high": claim.plain.runs_high if claim.plain.n else None}
+            sticky = _sticky_cells(details) if group == "in range" else {}
             rows.append(_row("agent", subset, group, level, claim.status, q * factor, factor, len(errors),
-                             population, counts, sources, claim.code))
+                             population, counts, sources, claim.code, **plain, **also, **sticky))
         else:
             ev = calibration.coverage_evidence(subset, level, None, group)
             counts, sources = _agent_evidence(ev, source_of, members)
+            also = _also_agents("held-out", calibration.coverage_evidence(subset, level, "held-out", group))
             rows.append(_row("agent", subset, group, level, "shown", q, 1, len(errors), "leave-one-paper-out",
-                             counts, sources))
+                             counts, sources, **also))
     return rows
 
 
@@ -228,7 +278,8 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
     :class:`_SubsetRows`."""
     import numpy as np
 
-    from .pairs import same_paper_pair_half_widths, same_setup_model, two_paper_pair_half_widths
+    from .pairs import (measured_range, same_paper_pair_half_widths, same_setup_evidence, same_setup_model,
+                        two_paper_evidence, two_paper_pair_half_widths)
 
     if shared is None:
         return []
@@ -240,17 +291,23 @@ def _pair_rows(calibration, subset: str, level: float, source_of: Mapping[str, s
               "ratio-same-setup": same_paper_pair_half_widths(shared.agents, level, shared.same_paper.first,
                                                             shared.terms)}
     model = same_setup_model(shared.agents, level, terms=shared.terms)
-    for interval, pairs, half, pair_halves, population in (
+    span = measured_range(shared.agents)
+    measured = {"measured_low": span.low, "measured_high": span.high, "measured_agents": span.n_agents}
+    setup = {} if model is None else {"model_runs": model.n_runs, "model_papers": model.n_papers, "model_df": model.df}
+    for interval, pairs, half, pair_halves, population, printed in (
             ("ratio-two-papers", shared.measured, math.hypot(q, q),
-             halves["ratio-two-papers"][shared.measured_of_two_papers], shared.measured_population),
+             halves["ratio-two-papers"][shared.measured_of_two_papers], shared.measured_population,
+             {"also_population": "pairs-two-papers", **_also_pairs(two_paper_evidence(shared.agents, level))}),
             ("ratio-same-setup", shared.same_paper, None if model is None else model.half_width,
-             halves["ratio-same-setup"], "pairs-same-paper")):
+             halves["ratio-same-setup"], "pairs-same-paper",
+             {"also_population": "pairs-same-paper", **_also_pairs(same_setup_evidence(shared.agents, level)),
+              **setup})):
         if not len(pairs.first):
             continue
         covered = np.abs(shared.plain[pairs.first] - shared.plain[pairs.second]) <= pair_halves
         counts, sources = _pair_counts(pairs, covered, shared, source_of)
         rows.append(_row(interval, subset, "in range", level, "shown", half, 1, counts["agents"], population, counts,
-                         sources))
+                         sources, **measured, **printed))
     return rows + (_direction_rows(rows, halves, shared, subset, level, source_of) if level in DIRECTION_LEVELS
                    else [])
 
@@ -312,6 +369,6 @@ def interval_table_text(calibration, source_of: Mapping[str, str] | None = None)
     from ..data.writing import frame_csv_text
 
     frame = interval_table(calibration, source_of)
-    for column in ("errors", "agents_covered", "agents", "runs_covered", "runs", "papers", "sources"):
-        frame[column] = frame[column].astype(int)
+    for column in INTEGER_COLUMNS:  # whole numbers, empty where a row has none
+        frame[column] = frame[column].astype("Int64")
     return frame_csv_text(frame, INTERVAL_COLUMNS)

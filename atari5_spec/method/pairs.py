@@ -41,6 +41,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from ..data.frames import STANDARD_EPISODE_FRAMES
+from .calibration import SAME_SETUP_RULE, TWO_PAPER_RULE, MeasuredRange, PairEvidence as Evidence  # noqa: F401 (the readers' types)
 from .claims import pool_quantiles
 from .reference import IN_RANGE_MIN
 from .distributions import beta_quantile, t_quantile
@@ -56,12 +57,6 @@ __all__ = ["PairAgent", "pair_agents", "MeasuredRange", "measured_range", "SameS
 
 BOOTSTRAP_RESAMPLES = 2000       # resamples of papers behind the clustered coverage interval
 BOOTSTRAP_SEED = 0
-TWO_PAPER_RULE = ("ratio of estimates x 10^(-+ sqrt(a^2 + b^2)), a and b the two agents' own prediction-interval "
-                  "half-widths in log10 (the lower side takes the agent's lower and the baseline's upper half-width)")
-SAME_SETUP_RULE = ("same setup: ratio of estimates x 10^(-+ sqrt(h^2 + s^2)), h = t(df) x sqrt(2 v), v the "
-                   "variance of a pair's log error within one setup (paper effect cancelled) from pairs of "
-                   "different runs within one paper, df their runs minus papers; s the seed part of the ratio "
-                   "(its bootstrap interval's log half-width, per side)")
 
 
 class PairAgent(NamedTuple):
@@ -86,20 +81,6 @@ def pair_agents(calibration, subset: str) -> list[PairAgent]:
         out.append(PairAgent(r["agent"], r.get("algorithm_id") or r["agent"], r["paper"], estimate, true,
                              math.log10((1 + true) / (1 + estimate)), math.log10(true / estimate)))
     return out
-
-
-class MeasuredRange(NamedTuple):
-    """Estimates of the agents behind the pair coverage: a direction is stated only for two agents inside."""
-
-    low: float
-    high: float
-    n_agents: int
-
-    def holds(self, estimate: float) -> bool:
-        return self.low <= estimate <= self.high
-
-    def text(self) -> str:
-        return f"estimates {self.low:,.0f} to {self.high:,.1f}, {self.n_agents} agents"
 
 
 def measured_range(agents: Sequence[PairAgent]) -> MeasuredRange | None:
@@ -189,26 +170,6 @@ def two_paper_half_widths(agents: Sequence[PairAgent], level: float) -> dict[str
     order = np.argsort(errors, kind="stable")
     others = codes.paper[order][None, :] != np.arange(len(codes.papers))[:, None]  # per paper: the other papers'
     return dict(zip(codes.papers, pool_quantiles(errors[order], others, level).tolist()))
-
-
-class Evidence(NamedTuple):
-    """What stands behind a pair coverage figure."""
-
-    covered: int
-    n: int            # pairs
-    runs: int
-    papers: int
-    low: float        # 95% interval of the coverage, clustered by paper
-    high: float
-    effective_n: float
-
-    @property
-    def coverage(self) -> float:
-        return self.covered / self.n if self.n else math.nan
-
-    def text(self) -> str:
-        return (f"{self.covered} of {self.n} pairs ({self.coverage:.1%}; {self.runs} runs, {self.papers} papers; "
-                f"95% interval {self.low:.0%}-{self.high:.0%}, clustered by paper)")
 
 
 @functools.lru_cache(maxsize=64)

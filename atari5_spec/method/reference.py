@@ -27,7 +27,7 @@ import numpy as np
 
 __all__ = ["SPEC_VERSION", "IN_RANGE_MIN", "human_normalised", "log_transform", "inverse_log_transform",
            "seed_means", "subset_estimate", "range_of", "IntervalRow", "IntervalTable", "read_interval_table",
-           "interval_row", "combine_half_widths", "interval_half_widths", "prediction_interval", "seed_half_widths", "ratio_interval",
+           "interval_row", "pinned_margin", "DIRECTION_INTERVALS", "combine_half_widths", "interval_half_widths", "prediction_interval", "seed_half_widths", "ratio_interval",
            "same_setup_ratio_interval", "printed", "bootstrap_means", "percentile_interval", "PRINTED_FORMATS", "ratio_decision",
            "PLAIN_NUMBER", "REFUSALS", "read_score", "refusal"]
 
@@ -105,6 +105,48 @@ def range_of(estimate: float, pooled: bool = False) -> str:
     return "in range" if estimate >= IN_RANGE_MIN else "extrapolation"
 
 
+# --- what a claim's pinned evidence reads as (built at pinning time: method/claims.py) ---
+
+FACTORS = (1.1, 1.25, 1.5, 2.0)  # widening factors a claim tries, smallest first (fixed before any error was looked at)
+
+
+def conformal_quantile(errors: Sequence[float], level: float) -> float:
+    """The ceil((n + 1) level)-th smallest |error| (infinite when n is too small for the level)."""
+    absolute = sorted(map(abs, errors))
+    rank = math.ceil((len(absolute) + 1) * level)
+    return absolute[rank - 1] if 1 <= rank <= len(absolute) else math.inf
+
+
+class Evidence(NamedTuple):
+    """A measured coverage and what stands behind it."""
+
+    covered: int          # agents whose true median fell inside
+    n: int                # agents (learning-curve checkpoints count one each)
+    runs: int             # distinct runs (algorithm entries) among them
+    papers: int
+    runs_covered: int     # runs every one of whose agents was covered
+    runs_low: float       # exact 95% interval of the run coverage
+    runs_high: float
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.n if self.n else math.nan
+
+    def text(self) -> str:
+        """'71 of 74 agents (95.9%) from 40 runs and 25 papers; 37 of 40 runs wholly covered (exact 95% bounds
+        80%-98%)'."""
+        if not self.n:
+            return "not measured (no agents)"
+        return (f"{self.covered} of {self.n} agents ({self.coverage:.1%}) from {self.runs} run"
+                f"{'s' if self.runs != 1 else ''} and {self.papers} paper{'s' if self.papers != 1 else ''}; "
+                f"{self.runs_covered} of {self.runs} runs wholly covered (exact 95% bounds "
+                f"{self.runs_low:.0%}-{self.runs_high:.0%})")
+
+    def as_dict(self) -> dict:
+        return dict(self._asdict(), coverage=self.coverage)
+
+
+
 # --- sections 7-8: the pinned interval table ---------------------------------------------------------------------
 
 class IntervalRow(NamedTuple):
@@ -128,6 +170,41 @@ class IntervalRow(NamedTuple):
     coverage_low: float | None
     coverage_high: float | None
     reason: str
+    # every further number score prints, pinned with the row (issue 44 item 2; None where the row has none): the
+    # as-calibrated coverage behind a claim's reason, the second evidence line (``also_*``), the coverage by
+    # sticky-action group, where the pair coverage was measured, the same-setup model's runs, papers and df
+    plain_agents_covered: int | None = None
+    plain_agents: int | None = None
+    plain_coverage_high: float | None = None
+    also_population: str = ""
+    also_agents_covered: int | None = None
+    also_agents: int | None = None
+    also_runs_covered: int | None = None
+    also_runs: int | None = None
+    also_papers: int | None = None
+    also_coverage_low: float | None = None
+    also_coverage_high: float | None = None
+    also_effective_n: float | None = None
+    sticky_agents_covered: int | None = None
+    sticky_agents: int | None = None
+    sticky_runs_covered: int | None = None
+    sticky_runs: int | None = None
+    sticky_papers: int | None = None
+    sticky_coverage_low: float | None = None
+    sticky_coverage_high: float | None = None
+    unsticky_agents_covered: int | None = None
+    unsticky_agents: int | None = None
+    unsticky_runs_covered: int | None = None
+    unsticky_runs: int | None = None
+    unsticky_papers: int | None = None
+    unsticky_coverage_low: float | None = None
+    unsticky_coverage_high: float | None = None
+    measured_low: float | None = None
+    measured_high: float | None = None
+    measured_agents: int | None = None
+    model_runs: int | None = None
+    model_papers: int | None = None
+    model_df: int | None = None
 
     @property
     def coverage(self) -> float:
@@ -146,13 +223,24 @@ class IntervalTable(NamedTuple):
         return any(key[2] == "pooled" for key in self.rows)
 
 
+_TEXT_CELLS = {"interval", "subset", "range", "status", "population", "reason", "also_population"}
+_WHOLE_CELLS = {"errors", "agents_covered", "agents", "runs_covered", "runs", "papers", "sources", "plain_agents_covered",
+                "plain_agents", "measured_agents", "model_runs", "model_papers", "model_df"} | {
+    f"{prefix}_{count}" for prefix in ("also", "sticky", "unsticky")
+    for count in ("agents_covered", "agents", "runs_covered", "runs", "papers")}
+
+
 def _typed(row: dict) -> IntervalRow:
-    number = {f: (float(row[f]) if row[f] != "" else None) for f in ("half_width", "coverage_low", "coverage_high")}
-    counts = {f: int(row[f]) for f in ("errors", "agents_covered", "agents", "runs_covered", "runs", "papers",
-                                       "sources")}
-    return IntervalRow(row["interval"], row["subset"], row["range"], float(row["level"]), row["status"],
-                       factor=float(row["factor"]), population=row["population"], reason=row["reason"],
-                       **number, **counts)
+    """A CSV row, typed: codes stay text, counts are whole numbers, the rest floats; an empty number is None. A
+    column the row lacks (a table pinned before it) keeps its default."""
+    cells = {}
+    for field in IntervalRow._fields:
+        if field not in row:
+            continue
+        text = row[field]
+        cells[field] = (text if field in _TEXT_CELLS else None if text == "" else
+                        int(text) if field in _WHOLE_CELLS else float(text))
+    return IntervalRow(**cells)
 
 
 def read_interval_table(source: Path | str | bytes, name: str | None = None) -> IntervalTable:
@@ -166,6 +254,17 @@ def read_interval_table(source: Path | str | bytes, name: str | None = None) -> 
         row = _typed(raw)
         rows[(row.interval, row.subset, row.range, row.level)] = row
     return IntervalTable(name or "", rows)
+
+
+# the interval table's rows that carry a ratio design's chosen margin (docs/design/interval-tables.md)
+DIRECTION_INTERVALS = {"ratio-two-papers": "direction-two-papers", "ratio-same-setup": "direction-same-setup"}
+
+
+def pinned_margin(table, kind: str, subset: str, level: float) -> float | None:
+    """The ``factor`` of ratio design ``kind``'s direction row in a pinned interval table (subset, in range, level);
+    None (no direction is stated) when the table has none or it is withheld (SPEC.md section 9)."""
+    row = None if table is None else table.rows.get((DIRECTION_INTERVALS[kind], subset, "in range", level))
+    return None if row is None or row.status == "withheld" else row.factor
 
 
 def interval_row(table: IntervalTable, interval: str, subset: str, estimate: float, level: float

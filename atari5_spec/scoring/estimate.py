@@ -42,7 +42,7 @@ from ..method.calibration import (
 from ..method.pinned import CoefficientSet, SubsetModel, load_coefficient_set
 from ..method.reference import IntervalRow, IntervalTable, bootstrap_means, human_normalised, percentile_interval
 from .input import Observation, group_runs, observations_from_object
-from .intervals import SEED_ONLY, PredictionInterval, SeedInterval, interval_text, seed_interval
+from .intervals import SEED_ONLY, PredictionInterval, SeedInterval, claim_reason, interval_text, seed_interval
 from .protocol_check import ProtocolCheck
 from .signature import TRANSFORM_LABEL, Signature, data_version_of, parse_signature, signature
 
@@ -297,13 +297,17 @@ def _seed_part(model: SubsetModel, runs, interval, combined: bool = False) -> st
     return "not included: no bootstrap was asked for (--bootstrap 0)"
 
 
-def _evidence(row: IntervalRow):
-    """The table row's evidence as :class:`~atari5_spec.method.claims.Evidence` (what it prints)."""
-    from ..method.claims import Evidence
+def _evidence(row: IntervalRow, prefix: str = ""):
+    """The row's pinned evidence as :class:`~atari5_spec.method.calibration.Evidence` (what it prints): its own
+    counts, or those of ``prefix`` (``also``, ``sticky``, ``unsticky``); None when the row has none of them."""
+    from ..method.reference import Evidence
 
-    return Evidence(row.agents_covered, row.agents, row.runs, row.papers, row.runs_covered,
-                    row.coverage_low if row.coverage_low is not None else math.nan,
-                    row.coverage_high if row.coverage_high is not None else math.nan)
+    cell = (lambda name: getattr(row, f"{prefix}_{name}")) if prefix else (lambda name: getattr(row, name))
+    if cell("agents") is None:
+        return None
+    low, high = cell("coverage_low"), cell("coverage_high")
+    return Evidence(cell("agents_covered"), cell("agents"), cell("runs"), cell("papers"), cell("runs_covered"),
+                    low if low is not None else math.nan, high if high is not None else math.nan)
 
 
 def unpinned_table(calibration: Calibration) -> IntervalTable:
@@ -330,25 +334,25 @@ def _prediction_interval(model: SubsetModel, runs, estimate: float, interval, ca
     if row.range == "pooled":
         coverage = (f"held-out agents: {measured.text()}, at this level, each calibrated without its own paper's "
                     "agents" if measured.n else "not measured (no held-out agents)")
-        claim = None
+        claimed = False
     else:
         where = ("in range (estimate at or above 40, the inclusion rule)" if row.range == "in range" else
                  "below the range (estimate under 40): an EXTRAPOLATION, the model was not fitted there")
-        claim = calibration.claim(model.name, estimate, level) if calibration.method in CLAIMED_METHODS else None
+        claimed = calibration.method in CLAIMED_METHODS
+        also = _evidence(row, "also")
         widened = f"widened x{row.factor:g}, " if row.status == "widened" else ""
-        if claim is not None and row.population == "never-selected":  # first: the pinned formula, never-selected
+        if claimed and row.population == "never-selected":  # first: the pinned formula, never-selected
             coverage = (f"{where}; {widened}measured leave-one-paper-out on agents the selection never used, scored "
                         f"by the pinned formula: {measured.text()}; on every agent of the calibration (those the "
-                        f"selection used scored by their paper's fold): {claim.evidence.text()}")
-        elif claim is not None:  # the held-out breakdown of the table's evidence, from the pinned errors
+                        f"selection used scored by their paper's fold): {also.text()}")
+        elif claimed:  # the held-out breakdown of the table's evidence, from the pinned errors
             coverage = (f"{where}; {widened}measured leave-one-paper-out with the games chosen again without each "
                         f"paper (the error of the selection procedure): {measured.text()}; held-out agents: "
-                        f"{claim.held_out.text()}")
+                        f"{also.text()}")
         else:
-            held = calibration.coverage_evidence(model.name, level, "held-out", row.range)
             coverage = (f"{where}; measured leave-one-paper-out on the agents {row.range}: {measured.text()}; "
-                        f"held-out agents: {held.text()}" if measured.n else f"{where}; not measured")
-    extra = {} if claim is None else dict(claim=row.status, claim_reason=claim.reason, widening=row.factor,
+                        f"held-out agents: {also.text()}" if measured.n else f"{where}; not measured")
+    extra = {} if not claimed else dict(claim=row.status, claim_reason=claim_reason(row), widening=row.factor,
                                           evidence=measured.as_dict())
     return PredictionInterval(pair[0], pair[1], level, f"{calibration.name}@{calibration.digest}", row.errors,
                               row.half_width, _seed_part(model, runs, interval, combined), coverage,
@@ -371,7 +375,7 @@ def withheld_note(model: SubsetModel, estimate: float, calibration: Calibration 
         why = (f"only {row.agents} agents ({row.papers} papers) measured {row.range}: a {level:.0%} coverage needs "
                f"at least {minimum}")
     else:
-        why = calibration.claim(model.name, estimate, level).reason
+        why = claim_reason(row)
     return f"{model.name}: no {level:.0%} prediction interval (estimate {where}): {why}"
 
 
@@ -492,26 +496,23 @@ def score_runs(runs: Mapping[str, tuple[float, ...]], subset: str, coefficients:
         protocol=_with_group_coverage(
             protocol_check(subset, calibration, coefficients.version, protocol.sticky_action_probability,
                            protocol.training_frames, protocol.source), calibration, subset,
-            main.estimate if main else None, settings.confidence) if protocol else None)
+            main.estimate if main else None, settings.confidence, table) if protocol else None)
 
 
 def _with_group_coverage(check: ProtocolCheck, calibration: Calibration | None, subset: str,
-                         estimate: float | None, level: float) -> ProtocolCheck:
+                         estimate: float | None, level: float, table: IntervalTable | None = None) -> ProtocolCheck:
     """The protocol check plus how the subset's interval held for measured agents of the stated sticky-action
     group (reselected calibration, in range): the claim is made for all agents, this says how much evidence
-    stands behind it for agents like this one."""
+    stands behind it for agents like this one (the pinned row's ``sticky_*`` or ``unsticky_*`` cells)."""
     if (check.sticky_action_probability is None or calibration is None or calibration.method not in CLAIMED_METHODS
             or estimate is None or calibration.group(estimate) != "in range"):
         return check
-    from ..method.claims import claim_details, evidence
-
-    details = claim_details(calibration.rows, subset, "in range", calibration.group, level)
+    table = table if table is not None else unpinned_table(calibration)
+    row = table.rows.get(("agent", subset, "in range", level))
     sticky = check.sticky_action_probability > 0
-    pick = [i for i, r in enumerate(details.members) if (r["sticky"] == "sticky") == sticky]
-    if not pick:
+    measured = None if row is None else _evidence(row, "sticky" if sticky else "unsticky")
+    if measured is None:
         return check
-    measured = evidence([details.covered[i] for i in pick], [details.members[i]["algorithm_id"] for i in pick],
-                        [details.members[i]["paper"] for i in pick])
     who = "with sticky actions" if sticky else "without sticky actions or not saying"
     text = (f"{subset}'s {level:.0%} interval, measured leave-one-paper-out on in-range agents {who}: "
             f"{measured.text()}")
@@ -519,13 +520,13 @@ def _with_group_coverage(check: ProtocolCheck, calibration: Calibration | None, 
 
 
 def protocol_messages(subset: str, calibration: Calibration | None, version: str, sticky: float | None,
-                      frames: int | None, estimate: float | None, level: float, source: str = "as given"
-                      ) -> list[str]:
+                      frames: int | None, estimate: float | None, level: float, source: str = "as given",
+                      table: IntervalTable | None = None) -> list[str]:
     """The protocol lines `score` prints for these options around ``estimate`` (none without an option)."""
     if sticky is None and frames is None:
         return []
     check = protocol_check(subset, calibration, version, sticky, frames, source)
-    return list(_with_group_coverage(check, calibration, subset, estimate, level).messages)
+    return list(_with_group_coverage(check, calibration, subset, estimate, level, table).messages)
 
 
 def _observations(scores: Any) -> list[Observation]:

@@ -34,7 +34,7 @@ from typing import Any
 
 __all__ = ["Interval", "PredictionInterval", "RatioInterval", "SeedInterval", "seed_interval", "interval_text",
            "SEED_ONLY", "PREDICTION_COVERS", "RATIO_COVERS", "RATIO_DEFINITION",
-           "RATIO_RULE", "POPULATION", "DECISION", "evidence_line"]
+           "RATIO_RULE", "POPULATION", "DECISION", "evidence_line", "claim_reason"]
 
 SEED_ONLY = "seed-to-seed variation only (a bootstrap over seeds), NOT where the 57-game median lies"
 PREDICTION_COVERS = ("the agent's median human-normalised score over the 57 games, including the model's "
@@ -322,3 +322,28 @@ def evidence_line(row) -> str | None:
     runs = f"; {row.runs_covered} of {row.runs} runs" if row.runs and "pairs" not in row.population else ""
     return (f"evidence: {row.agents_covered} of {row.agents} {POPULATION.get(row.population, row.population)} held "
             f"({row.agents_covered / row.agents:.1%}{runs}), {row.papers} papers, {row.sources} sources{widened}")
+
+
+def claim_reason(row) -> str:
+    """One line: why a claimed agent row (formula, reselected) is shown, widened or withheld, from its pinned cells
+    (method/claims.py's rule; the as-calibrated coverage ``plain_*``, the coverage as printed on every agent: the
+    row's own counts when measured leave-one-paper-out, else ``also_*``)."""
+    from ..method.reference import FACTORS
+
+    every = ((row.agents_covered, row.agents, row.papers) if row.population == "leave-one-paper-out"
+             else (row.also_agents_covered, row.also_agents, row.also_papers))
+    plain = f"{row.plain_agents_covered}/{row.plain_agents}"
+    level, group = f"{row.level:.0%}", row.range
+    if row.reason == "too-few-agents":
+        minimum = math.ceil(1.0 / (1.0 - row.level) - 1e-9)
+        return f"only {row.plain_agents} agents ({every[2]} papers) measured {group}: a {level} coverage needs at least {minimum}"
+    if row.reason == "no-factor":
+        return f"no widening up to x{FACTORS[-1]:g} supports {level} leave-one-paper-out (as calibrated: {plain})"
+    if row.status == "withheld" and row.reason == "coverage-short":
+        return (f"leave-one-paper-out coverage {plain} as calibrated, {every[0]}/{every[1]} widened with the factor "
+                f"picked without each paper: below {1.0 - 2.0 * (1.0 - row.level):.0%}")
+    if row.factor > 1:
+        return (f"leave-one-paper-out coverage {plain} as calibrated does not support {level}; half-width "
+                f"x{row.factor:g} ({every[0]}/{every[1]} with the factor picked without each paper)")
+    return (f"leave-one-paper-out coverage {plain} (runs: exact 95% bounds up to {row.plain_coverage_high:.0%}) "
+            f"supports {level}")

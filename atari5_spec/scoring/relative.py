@@ -38,9 +38,8 @@ import numpy as np
 from ..data.errors import InputError
 from ..method import reference
 from ..method.calibration import Calibration, read_calibration, read_calibration_intervals
-from ..method.decision_margin import pinned_margin
-from ..method.pairs import SAME_SETUP_RULE, TWO_PAPER_RULE, measured_range, pair_agents, same_setup_evidence, \
-    same_setup_model, two_paper_evidence
+from ..method.calibration import SAME_SETUP_RULE, TWO_PAPER_RULE, MeasuredRange, PairEvidence
+from ..method.reference import pinned_margin
 from .baselines import BaselineEntry, algorithm_baseline
 from .protocol_conditions import below_random_games, check_episode_frames, episode_cap_reason, with_conditions
 from .estimate import (
@@ -168,11 +167,25 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
                           ratio, entry, bool(same_setup))
 
 
-def _reasons(agent: ScoreResult, baseline: ScoreResult, agents, agent_cap: int | None,
+def measured_span(row: reference.IntervalRow | None) -> MeasuredRange | None:
+    """Where a ratio row's pair coverage was measured (its pinned ``measured_*`` cells); None without pairs."""
+    if row is None or not row.measured_agents:
+        return None
+    return MeasuredRange(row.measured_low, row.measured_high, row.measured_agents)
+
+
+def pair_evidence(row: reference.IntervalRow | None) -> PairEvidence | None:
+    """A ratio row's design evidence as ``score --relative-to`` prints it (its pinned ``also_*`` cells)."""
+    if row is None or row.also_agents is None:
+        return None
+    return PairEvidence(row.also_agents_covered, row.also_agents, row.also_runs, row.also_papers,
+                        row.also_coverage_low, row.also_coverage_high, row.also_effective_n)
+
+
+def _reasons(agent: ScoreResult, baseline: ScoreResult, span: MeasuredRange | None, agent_cap: int | None,
              baseline_cap: int | None) -> list[str]:
     """Why a direction cannot be stated for this pair: the conditions its coverage was not measured under."""
     reasons = []
-    span = measured_range(agents)
     for who, result in (("the agent", agent), ("the baseline", baseline)):
         if span is None:
             reasons.append("no pairs of agents measured in this calibration")
@@ -206,19 +219,17 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
     a, b = agent.prediction_interval, baseline.prediction_interval
     if a is None or b is None or calibration is None or agent.estimate <= 0 or baseline.estimate <= 0:
         return None
-    agents = pair_agents(calibration, agent.subset)
     kind = "ratio-same-setup" if same_setup else "ratio-two-papers"
     row = table.rows.get((kind, agent.subset, "in range", level)) if table is not None else None
-    if same_setup:  # the pinned same-setup half-width (SPEC.md section 9); the model only for its description
-        model = same_setup_model(agents, level)
+    if same_setup:  # the pinned same-setup half-width (SPEC.md section 9) and the model's pinned description
         pair = reference.same_setup_ratio_interval(agent.estimate, baseline.estimate, row, seed_interval)
-        if pair is None or model is None:
+        if pair is None or row.model_df is None:
             return None
         low, high = pair
     else:
         low, high = reference.ratio_interval(agent.estimate, baseline.estimate, (a.low, a.high), (b.low, b.high))
     percent = f"{level * 100:g}%"
-    reasons = tuple(_reasons(agent, baseline, agents, agent_cap, baseline_cap))
+    reasons = tuple(_reasons(agent, baseline, measured_span(row), agent_cap, baseline_cap))
     margin = pinned_margin(table, kind, agent.subset, level)
     ratio_value = agent.estimate / baseline.estimate
     if low <= 1.0 <= high:
@@ -235,16 +246,16 @@ def ratio_interval(agent: ScoreResult, baseline: ScoreResult, calibration: Calib
     else:
         decision, statement = "lower", f"the agent's 57-game median is lower than the baseline's ({percent})"
     if same_setup:
-        evidence = same_setup_evidence(agents, level)
+        evidence = pair_evidence(row)
         coverage = ("same setup: measured leave-one-paper-out on pairs of in-range agents from one paper, each "
                     f"paper's pairs calibrated without that paper: {evidence.text()}; the model from "
-                    f"{model.n_runs} runs in {model.n_papers} papers with two or more runs (t on {model.df} degrees "
+                    f"{row.model_runs} runs in {row.model_papers} papers with two or more runs (t on {row.model_df} degrees "
                     "of freedom)" if evidence else "same setup: not measured (no paper with two in-range agents)")
         seeds = ("the ratio's seed interval included (bootstrap over both agents' seeds)" if seed_interval else
                  "unknown: seed-to-seed variation is not in the interval (one of the two has a single seed per game, "
                  "or no bootstrap)")
     else:
-        evidence = two_paper_evidence(agents, level)
+        evidence = pair_evidence(row)
         coverage = ("measured on pairs of in-range agents from two different papers, each half-width calibrated "
                     f"without its own paper: {evidence.text()}" if evidence else "not measured")
         seeds = ("both seed intervals included" if agent.interval and baseline.interval else
