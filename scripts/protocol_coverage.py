@@ -8,7 +8,9 @@ The ranked agents are those of ``atari5-spec leaderboard`` (the default table) a
 ``leaderboard --only-regime atari-100k``, which ranks every Atari 100k entry with a score on each of the 26 games
 of ``data/benchmark_games.csv`` by its 26-game median (data 1.32.0). A field counts as settled when
 ``data/protocol_evidence.csv`` has a row for it with status ``stated`` or ``not-stated`` (the source was read and
-is silent); ``not-found`` and a missing row count as unknown. Rows are also counted by verification (``read``:
+is silent); ``not-found`` and a missing row count as unknown. A ``derived`` row (data 1.96.0: the value follows from
+two statements named at its location, not from one text) is counted apart: the figures give settled, and settled
+or derived. Rows are also counted by verification (``read``:
 the text was read; ``recalled``: from memory, to be checked). Prints the figures the report and CHANGELOG cite.
 """
 
@@ -24,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 FIELDS = ("sticky_action_probability", "training_frames")
 SETTLED = ("stated", "not-stated")
+DERIVED = "derived"
 
 
 def ranked_agents(dataset) -> list[str]:
@@ -44,8 +47,12 @@ def coverage(dataset) -> dict:
     out = {"ranked": len(agents), "agents": agents, "fields": {}}
     for field in FIELDS:
         settled = [a for a in agents if status.get((a, field)) in SETTLED]
+        derived = [a for a in agents if status.get((a, field)) == DERIVED]
         out["fields"][field] = {"settled": len(settled), "share": len(settled) / len(agents),
-                                "unsettled": [a for a in agents if a not in settled]}
+                                "derived": derived,
+                                "settled_or_derived": len(settled) + len(derived),
+                                "share_settled_or_derived": (len(settled) + len(derived)) / len(agents),
+                                "unsettled": [a for a in agents if a not in settled and a not in derived]}
     out["rows_read"] = int((rows.verification == "read").sum())
     out["rows_recalled"] = int((rows.verification == "recalled").sum())
     out["recalled"] = sorted(f"{r.algorithm_id}:{r.field}" for r in rows.itertuples() if r.verification == "recalled")
@@ -66,8 +73,10 @@ def main(argv=None) -> int:
         return 0
     print(f"ranked agents: {result['ranked']}")
     for field, figures in result["fields"].items():
-        print(f"{field}: {figures['settled']} of {result['ranked']} settled ({100 * figures['share']:.1f}%)"
-              + (f"; not: {', '.join(figures['unsettled'])}" if args.list else ""))
+        print(f"{field}: {figures['settled']} of {result['ranked']} settled ({100 * figures['share']:.1f}%), "
+              f"{figures['settled_or_derived']} settled or derived ({100 * figures['share_settled_or_derived']:.1f}%)"
+              + (f"; derived: {', '.join(figures['derived'])}" if args.list and figures["derived"] else "")
+              + (f"; neither: {', '.join(figures['unsettled'])}" if args.list else ""))
     print(f"evidence rows of ranked agents: {result['rows_read']} read, {result['rows_recalled']} recalled")
     if args.list and result["recalled"]:
         print("recalled: " + ", ".join(result["recalled"]))

@@ -12,7 +12,8 @@ new evidence makes untrue (e.g. "the probability is not stated"), removed where 
 (``scripts/import_protocol_2026.py`` made it), in one transaction, the script:
 
 * upserts the rows by (algorithm_id, field): a row replaces the package's row for that pair, or is added;
-* fills the column of ``data/algorithms.csv`` a ``stated`` row names where it is empty; a stated value that
+* fills the column of ``data/algorithms.csv`` a ``stated`` row names where it is empty (a ``derived`` row, data
+  1.96.0, carries its value too but leaves the column as it is: empty, or the same value); a stated value that
   contradicts a filled cell, or a not-stated / not-found row beside a filled cell, is refused unless the row
   carries a ``correction`` (then the cell takes the row's value, or is emptied, and ``protocol_note`` of the
   entry says what was corrected in which data version);
@@ -47,6 +48,7 @@ EVIDENCE = "data/protocol_evidence.csv"
 ALGORITHMS = "data/algorithms.csv"
 SCHEMA = "schemas/protocol-evidence.schema.json"
 CORRECTION = "correction"
+VALUED = ("stated", "derived")  # statuses that carry a value; only stated fills data/algorithms.csv (data 1.96.0)
 NOTE_DROP = "note_drop"
 
 
@@ -101,13 +103,14 @@ def apply(root: Path, evidence_path: Path) -> dict[str, str]:
         if row["field"] not in entry:
             continue  # reported by the schema check
         cell, value, reason = entry[row["field"]], row["value"], row.get(CORRECTION, "")
-        if row["status"] != "stated" and value:
+        valued = row["status"] in VALUED
+        if not valued and value:
             problems.append(f"{where}: status {row['status']} needs an empty value (found {value!r})")
             continue
-        if row["status"] == "stated" and not value:
-            problems.append(f"{where}: status stated needs the value")
+        if valued and not value:
+            problems.append(f"{where}: status {row['status']} needs the value")
             continue
-        differs = (cell != "" and not same(cell, value)) if row["status"] == "stated" else cell != ""
+        differs = (cell != "" and not same(cell, value)) if valued else cell != ""
         if differs and not reason:
             problems.append(f"{where}: {row['field']} of {row['algorithm_id']} is {cell!r} in {ALGORITHMS}, the row "
                             f"says {value or row['status']!r}: reconcile them, or give the reason in column "
@@ -117,8 +120,8 @@ def apply(root: Path, evidence_path: Path) -> dict[str, str]:
             corrections.append((row["algorithm_id"], row["field"], cell, value, reason))
         if row["status"] == "stated" and (cell == "" or differs):
             entry[row["field"]] = value
-        elif row["status"] != "stated":
-            entry[row["field"]] = ""
+        elif not valued:
+            entry[row["field"]] = ""  # a derived value leaves the column as it was (empty or the same value)
         merged[key] = {c: row[c] for c in evidence_columns}
         drop = row.get(NOTE_DROP, "")
         if drop and drop in entry["protocol_note"]:

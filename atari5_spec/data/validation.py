@@ -326,6 +326,9 @@ def paper_link_checks(pa, links: pd.DataFrame, algorithms: pd.DataFrame) -> list
               "arxiv YYMM.NNNNN, url https://...; empty for none-found)", "fix link or link_kind"),
         _rule(pa, "reason", lambda d: (d.link_kind != "none-found") | d.reason.notna(),
               "none-found needs the reason", "say why no identifier is given"),
+        *([_rule(pa, "reason", lambda d: (d.status != "doubtful") | d.reason.notna(),
+                 "a doubtful row needs the reason", "say what is doubtful about the row")]
+          if "status" in links.columns else []),  # data 1.95.0 (issue 48)
     ]
 
 
@@ -440,7 +443,8 @@ def _cell_text(value) -> str | None:
 
 def protocol_evidence_checks(pa, data: Dataset) -> list:
     """Each evidence row documents the protocol column it names: a stated value is the one data/algorithms.csv
-    holds; not-stated and not-found leave the column empty there (data package 1.24)."""
+    holds; not-stated and not-found leave the column empty there (data package 1.24); a derived value (data 1.96.0)
+    leaves the column as it was: empty, or the same value."""
     algorithms = data.algorithms.set_index("algorithm_id")
 
     def held(d):  # the text data/algorithms.csv holds for each row's (algorithm, field)
@@ -454,7 +458,8 @@ def protocol_evidence_checks(pa, data: Dataset) -> list:
         same = pd.Series([c is not None and v is not None and _same_value(c, v) for c, v in zip(cell, value)],
                          index=d.index)
         empty = cell.isna() & value.isna()
-        return (stated & same) | (~stated & empty)
+        derived = (d.status == "derived") & value.notna() & (cell.isna() | same)
+        return (stated & same) | (~stated & empty) | derived
 
     return text_checks(pa, "protocol_evidence", data) + [
         _rule(pa, "algorithm_id", lambda d: d.algorithm_id.isin(algorithms.index),
@@ -463,7 +468,7 @@ def protocol_evidence_checks(pa, data: Dataset) -> list:
               "two evidence rows for the same algorithm and field", "keep one row per protocol field"),
         _rule(pa, "value", agrees,
               "the evidence does not match data/algorithms.csv (a stated value must be the column's value; "
-              "not-stated and not-found leave both empty)",
+              "not-stated and not-found leave both empty; a derived value leaves the column empty or equal)",
               "make value the text of the column in data/algorithms.csv, or fix the column, or the status"),
     ]
 

@@ -180,8 +180,10 @@ def test_kind_year_all_games_and_text_filters(visit):
     assert page.is_checked("input[name=all57]") and page.input_value("select[name=year]") == "2020"
     set_hash(page, "q=RAINBOW")
     ids = shown_ids(page)
-    # a search looks through every row of the table, not only the default ones (issue 34)
-    assert ids == [r["id"] for r in rows if "rainbow" in r["name"].lower() or "rainbow" in r["id"]] and ids
+    # a search looks through every row of the table, not only the default ones (issue 34); since issue 48 it also
+    # finds entries by paper title, author or game, so the name and id matches are among the rows it shows
+    named = [r["id"] for r in rows if "rainbow" in r["name"].lower() or "rainbow" in r["id"]]
+    assert named and set(named) <= set(ids) and len(ids) < len(rows)
 
 
 def test_controls_write_the_hash_and_a_link_restores_the_view(visit):
@@ -771,3 +773,33 @@ def test_without_javascript_the_comparison_gives_the_command(browser, site_folde
     assert "JavaScript, which is off" in note and "atari5-spec score --score battle_zone=N" in note
     assert "--relative-to BASELINE_ID" in note and "--same-setup" in note
     context.close()
+
+
+# --- issue 48: a search that forgives -------------------------------------------------------------------------------
+
+def found_ids(page, query):
+    """Entries a query finds: the leaderboard rows it shows and the unranked pages it lists."""
+    page.fill("input[name=q]", query)
+    listed = page.eval_on_selector_all("#search-more-list a", "a => a.map(x => x.getAttribute('href'))")
+    return set(shown_ids(page)) | {h[len("algorithms/"):-len(".html")] for h in listed}
+
+
+def test_search_forgives_typos_and_spacing_and_finds_papers_authors_arxiv_ids_and_games(visit, dataset):
+    page = visit().open("index.html")
+    search = json.loads(page.text_content("#page-data"))["search"]
+    assert len(search["entries"]) == len(dataset.algorithms)  # every entry, ranked or not
+    for query, expected in [("dreamr", "dreamerv3"), ("agnet57", "agent57"), ("Agent 57", "agent57"),
+                            ("agent-57", "agent57"), ("go-explore", "go-explore"), ("goexplore", "go-explore"),
+                            ("2010.02193", "dreamerv2"), ("Hafner", "dreamerv2"), ("Horgan", "ape-x"),
+                            ("Mastering Atari with Discrete World Models", "dreamerv2")]:
+        assert expected in found_ids(page, query), query
+    # a game finds exactly the entries with a score on it (here the game with the fewest entries)
+    name, positions = min(search["games"], key=lambda g: (len(g[1]), g[0]))
+    with_game = {search["entries"][i][0] for i in positions}
+    assert found_ids(page, name) >= with_game
+    # nothing found: one clear sentence naming the query, no empty list
+    assert found_ids(page, "zzqxjv") == set()
+    assert page.is_visible("#search-none") and "zzqxjv" in page.text_content("#search-none")
+    assert page.is_hidden("#search-more")
+    page.fill("input[name=q]", "")
+    assert page.is_hidden("#search-none") and page.is_hidden("#search-more")

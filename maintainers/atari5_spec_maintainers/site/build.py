@@ -136,7 +136,7 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
          legend=pages.filter_legend(rows, sticky_values), sota=sota,
          sota_svg=charts.records_svg(sota, f"{board.subset} state of the art over time"),
          page_data={"rows": rows, "subset": board.subset, "signature": board.signature,
-                    "data_version": data_version, "entries": pages.search_entries(dataset, rows)})
+                    "data_version": data_version, "search": pages.search_index(dataset, rows)})
     if field_board.field is not None:
         page("atari-100k.html", "field.html", title="Atari 100k leaderboard", rows=field, board=field_board,
              page_data={"rows": field, "ranked_by": field_board.ranked_by, "games": list(field_board.field.games)})

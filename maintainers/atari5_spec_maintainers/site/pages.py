@@ -28,7 +28,7 @@ from atari5_spec.scoring.ranking import MIN_GAMES_FOR_MEDIAN, leaderboard
 from atari5_spec_maintainers.site.papers import paper_bibtex, paper_links
 from atari5_spec_maintainers.site.scorer import band_interval, score_one_seed, subset_bands
 
-__all__ = ["leaderboard_rows", "state_of_the_art", "SOTA_COLUMNS", "filter_legend", "search_entries", "field_rows", "algorithm_pages", "algorithm_index", "game_pages", "games_index",
+__all__ = ["leaderboard_rows", "state_of_the_art", "SOTA_COLUMNS", "filter_legend", "search_index", "field_rows", "algorithm_pages", "algorithm_index", "game_pages", "games_index",
            "game_table", "seed_table", "SEED_COLUMNS", "MAX_INLINE_RUNS", "source_rows", "number", "STICKY_GROUPS", "GAME_COLUMNS"]
 
 # The leaderboard's sticky-action filters: the first three split every entry; any other the installed
@@ -187,11 +187,47 @@ def filter_legend(rows: list[dict], sticky_values: tuple[str, ...]) -> list[dict
     return out
 
 
-def search_entries(dataset, rows: list[dict]) -> list[list[str]]:
-    """[id, name] of every entry the leaderboard does not rank, for the search box to point at their pages."""
+SEARCH_FIELDS = ("name", "id", "alias", "paper", "link", "author")  # what a search matches, in the order it says
+
+
+def _author_names(authors: str | None) -> list[str]:
+    """'Last, First and Last, First' -> ['First Last', ...] (a name as people type it; 'others' dropped)."""
+    names = []
+    for part in (authors or "").split(" and "):
+        last, _, first = part.partition(",")
+        name = " ".join((first.strip() + " " + last.strip()).split())
+        if name and name != "others":
+            names.append(name)
+    return names
+
+
+def search_index(dataset, rows: list[dict]) -> dict:
+    """What the leaderboard's search looks through (static/site.js, ``search``): per entry of data/algorithms.csv
+    [id, name, ranked, [[field, text], ...]] with its name, id, aliases (the id spelled with spaces, the name
+    without its parentheses), paper title, arXiv id / DOI / URL and authors (data/paper_links.csv), and per game
+    [name, [entry indices]]: the entries with a score on it. The matching (typos, spacing) is the script's."""
     ranked = {r["id"] for r in rows}
-    entries = dataset.algorithms.sort_values("algorithm_id")
-    return [[str(i), str(n)] for i, n in zip(entries["algorithm_id"], entries["name"]) if str(i) not in ranked]
+    links = paper_links(dataset)
+    algorithms = dataset.algorithms.sort_values("algorithm_id")
+    entries, position = [], {}
+    for meta in _records(algorithms):
+        algorithm_id, name = str(meta["algorithm_id"]), str(meta["name"])
+        link = links.get(algorithm_id) or {}
+        title = meta.get("paper_title") or link.get("title")
+        aliases = sorted({algorithm_id.replace("-", " "), " ".join(name.split("(")[0].split())} - {name, algorithm_id})
+        fields = [["name", name], ["id", algorithm_id]] + [["alias", a] for a in aliases if a]
+        if title:
+            fields.append(["paper", str(title)])
+        for kind in ("link", "doi"):
+            if link.get(kind) and (kind == "link" or link.get("kind") == "arxiv"):
+                fields.append(["link", str(link[kind])])
+        fields += [["author", a] for a in _author_names(link.get("authors"))]
+        position[algorithm_id] = len(entries)
+        entries.append([algorithm_id, name, algorithm_id in ranked, fields])
+    names = dataset.games.set_index("game_id")["name"].astype(str)
+    scored = dataset.scores.groupby("game_id")["algorithm_id"].agg(lambda ids: sorted({position[i] for i in ids}))
+    games = [[names.get(g, str(g)), list(scored[g])] for g in sorted(scored.index)]
+    return {"entries": entries, "games": games}
 
 
 def field_rows(dataset, coefficients: CoefficientSet, regime: str = "atari-100k"):

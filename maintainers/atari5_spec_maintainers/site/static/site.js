@@ -93,6 +93,68 @@
     return value !== null && value !== undefined && String(value).toLowerCase() === wanted.toLowerCase();
   }
 
+  // Search that forgives (issue 48): a query and each text are folded (lower case, accents and everything but
+  // letters and digits dropped, so "Agent 57" is "agent57" and "go-explore" "goexplore"); a text matches when the
+  // query is inside it, or is within a few edits of some part of it (1 edit from 5 letters, 2 from 9: "dreamr",
+  // "agnet57"); a query of several words matches when each word does.
+  function fold(text) {
+    return String(text).normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]/g, "");
+  }
+
+  function allowedEdits(n) { return n >= 9 ? 2 : n >= 5 ? 1 : 0; }
+
+  function withinEdits(q, t, limit) {  // q within `limit` edits of a part of t (transpositions count as one)
+    var m = q.length, n = t.length, prev2 = null, prev = [], cur, i, j;
+    for (j = 0; j <= n; j++) prev.push(0);  // a match may start anywhere in t
+    for (i = 1; i <= m; i++) {
+      cur = [i];
+      for (j = 1; j <= n; j++) {
+        var cost = q[i - 1] === t[j - 1] ? 0 : 1;
+        var v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+        if (prev2 && i > 1 && j > 1 && q[i - 1] === t[j - 2] && q[i - 2] === t[j - 1]) v = Math.min(v, prev2[j - 2] + 1);
+        cur.push(v);
+      }
+      prev2 = prev;
+      prev = cur;
+    }
+    return Math.min.apply(null, prev) <= limit;
+  }
+
+  function textMatches(q, folded, fuzzy) {
+    if (!q) return false;
+    if (!fuzzy) return folded.indexOf(q) >= 0;
+    return allowedEdits(q.length) > 0 && withinEdits(q, folded, allowedEdits(q.length));
+  }
+
+  // id -> [field, text] of the first thing the query matches, for every entry of `index` it matches.
+  function searchMatches(index, query) {
+    var words = String(query).split(/\s+/).map(fold).filter(function (w) { return w; });
+    var whole = fold(query), out = {};
+    if (!whole) return out;
+    var games = (index.games || []).map(function (g) { return [fold(g[0]), g[0], g[1]]; });
+    (index.entries || []).forEach(function (e, position) {
+      var fields = e[3].map(function (f) { return [f[0], f[1], fold(f[1])]; });
+      function find(q) {  // an exact part first, then one within the allowed edits
+        for (var pass = 0; pass < 2; pass++) {
+          for (var k = 0; k < fields.length; k++) {
+            if (textMatches(q, fields[k][2], pass)) return [fields[k][0], fields[k][1]];
+          }
+          for (var g = 0; g < games.length; g++) {
+            if (games[g][2].indexOf(position) >= 0 && textMatches(q, games[g][0], pass)) return ["game", games[g][1]];
+          }
+        }
+        return null;
+      }
+      var hit = find(whole);
+      if (!hit && words.length > 1) {
+        var each = words.map(find);
+        if (each.every(function (h) { return h; })) hit = each[0];
+      }
+      if (hit) out[e[0]] = hit;
+    });
+    return out;
+  }
+
   function leaderboard(data) {
     var form = document.getElementById("filters");
     Array.prototype.forEach.call(document.querySelectorAll("[data-needs-js]"), function (control) {
@@ -116,10 +178,7 @@
       if (state.kind && row.kind !== state.kind) return false;
       if (state.year && !matchesUnknown(row.year, state.year)) return false;
       if (state.all57 && row.n_games < mostGames) return false;
-      if (state.q) {
-        var q = state.q.toLowerCase();
-        if (row.name.toLowerCase().indexOf(q) < 0 && row.id.toLowerCase().indexOf(q) < 0) return false;
-      }
+      if (state.q && !matches()[row.id]) return false;
       return true;
     }
 
@@ -143,24 +202,39 @@
       return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
     }
 
-    function searchBeyond() {  // entries a search matches that the leaderboard does not rank: their pages
+    var matched = { q: null, hits: {} };
+    function matches() {  // the search's matches, once per query
+      if (matched.q !== state.q) matched = { q: state.q, hits: state.q ? searchMatches(data.search || {}, state.q) : {} };
+      return matched.hits;
+    }
+
+    function searchBeyond(shownCount) {  // entries a search matches that the leaderboard does not rank: their pages
       var more = document.getElementById("search-more");
       if (!more) return;
-      var q = (state.q || "").toLowerCase();
-      var hits = q ? (data.entries || []).filter(function (e) {
-        return e[0].toLowerCase().indexOf(q) >= 0 || e[1].toLowerCase().indexOf(q) >= 0;
+      var hits = matches(), onBoard = {};
+      rows.forEach(function (r) { onBoard[r.id] = true; });
+      var beyond = state.q ? ((data.search || {}).entries || []).filter(function (e) {
+        return hits[e[0]] && !onBoard[e[0]];
       }) : [];
       var list = document.getElementById("search-more-list");
       while (list.firstChild) list.removeChild(list.firstChild);
-      hits.forEach(function (e) {
+      beyond.forEach(function (e) {
         var li = document.createElement("li"), a = document.createElement("a");
         a.setAttribute("href", "algorithms/" + e[0] + ".html");
         a.textContent = e[1] + " (" + e[0] + ")";
         li.appendChild(a);
+        var hit = hits[e[0]];
+        if (hit[0] !== "name" && hit[0] !== "id") li.appendChild(document.createTextNode(" \u2014 " + hit[0] + ": " + hit[1]));
         list.appendChild(li);
       });
-      document.getElementById("search-more-count").textContent = String(hits.length);
-      if (hits.length) more.removeAttribute("hidden"); else more.setAttribute("hidden", "");
+      document.getElementById("search-more-count").textContent = String(beyond.length);
+      if (beyond.length) more.removeAttribute("hidden"); else more.setAttribute("hidden", "");
+      var none = document.getElementById("search-none");
+      if (none) {
+        var nothing = Boolean(state.q) && !beyond.length && !shownCount;
+        document.getElementById("search-none-query").textContent = state.q || "";
+        if (nothing) none.removeAttribute("hidden"); else none.setAttribute("hidden", "");
+      }
     }
 
     function shownRows() {
@@ -184,7 +258,7 @@
       shown.sort(compare).forEach(function (r) { body.appendChild(trs[r.id]); });
       rows.filter(function (r) { return !rank[r.id]; }).forEach(function (r) { body.appendChild(trs[r.id]); });
       document.getElementById("row-count").textContent = String(shown.length);
-      searchBeyond();
+      searchBeyond(shown.length);
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
         var key = th.getAttribute("data-sort");
         if (key === state.sort) th.setAttribute("aria-sort", state.dir === "asc" ? "ascending" : "descending");
