@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # pandas only for the annotation: scoring resolves names with
     import pandas as pd
 
 __all__ = ["algorithm_slug", "ALGORITHM_ID_PATTERN", "game_key", "game_aliases", "resolve_game",
-           "UnknownGameError", "EXTRA_GAME_SPELLINGS", "ALE_GAMES_OUTSIDE_THE_PACKAGE", "run_id", "RUN_ID_RULE"]
+           "UnknownGameError", "EXTRA_GAME_SPELLINGS", "ALE_GAMES_OUTSIDE_THE_PACKAGE", "run_id", "RUN_ID_RULE",
+           "WINDOWS_DEVICE_NAMES", "unportable_name"]
 
 # One rule for the id of a run (a seed) wherever runs are read: a submission's scores.csv (its seed column,
 # an integer >= 0 in schemas/contribution-scores.schema.json), data/seed_scores.csv and budget_scores.csv, and
@@ -26,6 +27,12 @@ __all__ = ["algorithm_slug", "ALGORITHM_ID_PATTERN", "game_key", "game_aliases",
 RUN_ID_RULE = "a whole number 0 or more, in ASCII digits (e.g. 0, 1, 17)"
 
 ALGORITHM_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+
+# Names Windows reserves for devices in every folder, in any case and with any extension ("aux", "NUL.txt",
+# "com1.csv"): a file or folder so named cannot be checked out there, so a merged one breaks every Windows
+# clone of the repository. COM0/LPT0 and the superscript digits are left out: the pattern refuses them anyway.
+WINDOWS_DEVICE_NAMES = ("con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                        *(f"lpt{i}" for i in range(1, 10)))
 
 # Greek letters appear in a few published names (Sarsa-ε); spell them out so
 # that distinct names keep distinct slugs.
@@ -134,6 +141,25 @@ def resolve_game(name: str, aliases: Mapping[str, str]) -> str:
     close = difflib.get_close_matches(key, list(aliases), n=5, cutoff=0.6)
     suggestions = list(dict.fromkeys(aliases[k] for k in close))[:3]
     raise UnknownGameError(name, suggestions)
+
+
+def unportable_name(name: str, existing: Iterable[str] = ()) -> str | None:
+    """Why ``name`` (an id that becomes a file or folder name) cannot be one on every system, or None.
+
+    Refused: a Windows device name (WINDOWS_DEVICE_NAMES, any case, with or without an extension), and a name
+    that differs only by case from one of ``existing`` (on a case-insensitive file system, macOS's and
+    Windows' default, the two are one folder).
+    """
+    stem = str(name).split(".", 1)[0].rstrip(" ").casefold()
+    if stem in WINDOWS_DEVICE_NAMES:
+        return (f"{name!r} is a Windows device name ({stem.upper()}): a file or folder so named cannot be "
+                "checked out on Windows")
+    folded = str(name).casefold()
+    same = sorted(other for other in existing if other != name and str(other).casefold() == folded)
+    if same:
+        return (f"{name!r} differs only by case from {same[0]!r}: on a case-insensitive file system (macOS, "
+                "Windows) the two are one name")
+    return None
 
 
 def run_id(text: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from atari5_spec.data.validation import PROTOCOL_COLUMNS, Problem
 from atari5_spec_maintainers.contributions.model import DERIVABLE, FIT_MIN_GAMES, METADATA_FILE, MIN_TRAINING_FRAMES, NUMBER, SCORES_FILE, STANDARD_EPISODE_FRAMES, Hold, Merge, PlannedRows, Submission, SubmittedScore, _display
@@ -61,6 +61,18 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+# The maintainers import published results under this handle (the repository's own); data/sources.csv marks
+# those entries with IMPORTED_BY_MAINTAINERS instead of "Contributed by": no contributor's pull request stands
+# behind them, so nobody's pull request may correct them without a maintainer.
+MAINTAINERS_HANDLE = "atari5-spec"
+IMPORTED_BY_MAINTAINERS = "Imported by the atari5-spec maintainers"
+
+
+def maintainers_import(contributor: dict) -> bool:
+    """Whether a submission's contributor block is the maintainers' own (an import, not a contribution)."""
+    return str((contributor or {}).get("github") or "").casefold() == MAINTAINERS_HANDLE
+
+
 def source_row(submission: Submission, upstream: str) -> dict:
     """The data/sources.csv row of a submission."""
     meta, paper = submission.metadata, submission.metadata["paper"]
@@ -68,8 +80,9 @@ def source_row(submission: Submission, upstream: str) -> dict:
     links = [f"{label} {paper[key]}" for key, label in (("doi", "DOI"), ("arxiv", "arXiv"), ("url", "URL")) if key in paper]
     handle = ", ".join(x for x in (f"@{contributor['github']}" if "github" in contributor else "",
                                    contributor.get("email", "")) if x)
-    parts = [f"Contributed by {contributor['name']} ({handle}) by pull request.",
-             f"Numbers from {paper['location']}; " + "; ".join(links) + "."]
+    by = (f"{IMPORTED_BY_MAINTAINERS} (@{MAINTAINERS_HANDLE}) and not by a contributor's pull request."
+          if maintainers_import(contributor) else f"Contributed by {contributor['name']} ({handle}) by pull request.")
+    parts = [by, f"Numbers from {paper['location']}; " + "; ".join(links) + "."]
     if meta.get("corrects"):
         parts.append(f"Corrects published numbers of {meta['corrects']}.")
     else:
@@ -244,10 +257,21 @@ def _link_corrections(rows: list[dict], dataset, target: str, label: str) -> tup
     return problems, all_corrections
 
 
+class Beside(NamedTuple):
+    """Other new submission folders a submission is compared with (those of one pull request, or beside it on
+    disk): their published per-game numbers as rows of data/scores.csv (algorithm_id = the folder's name) and
+    their names (algorithm_id, name)."""
+
+    scores: Any
+    names: Any
+
+
 def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None = None,
-                        metadata_label: str | None = None, folder=None) -> list[Problem]:
+                        metadata_label: str | None = None, folder=None, beside: Beside | None = None,
+                        own: str | None = None) -> list[Problem]:
     """Holds when a new algorithm's name looks like an existing entry's, or its numbers are another's up to a
-    common factor (in data/, or in another submission folder beside this one: another pull request's).
+    common factor or within the spread of a rerun (in data/, or in another new submission folder: beside it
+    on disk, or in the same pull request, ``beside``).
 
     Either would show one result twice on the leaderboard and count it twice in fits
     (:mod:`.lookalikes`: names by the Unicode skeleton, scores by the per-game ratio around a common factor).
@@ -255,25 +279,38 @@ def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None 
     from atari5_spec_maintainers.contributions.lookalikes import SCORE_TOLERANCE, near_copies, same_looking_names
 
     names = dict(zip(dataset.algorithms["algorithm_id"], dataset.algorithms["name"]))
+    if beside is None:
+        beside = _folder_scores(folder, dataset) if folder is not None else None
+    if beside is not None and own is not None:  # never the folder itself
+        beside = Beside(beside.scores[beside.scores["algorithm_id"] != own],
+                        beside.names[beside.names["algorithm_id"] != own])
     warnings = []
     if name is not None:
-        for algorithm_id, existing in same_looking_names(name, dataset.algorithms):
-            same = "is exactly" if existing == name else "looks like"
-            warnings.append(Hold(metadata_label or label, None, "name",
-                                 f"the name {name!r} {same} that of {algorithm_id!r} ({existing!r}) in data/ "
-                                 "(compared after Unicode normalisation, case folding and Unicode's confusables)",
-                                 f"if this is the same algorithm, do not add it again (it would show twice); if it "
-                                 f"corrects it, use corrects: {algorithm_id}; else name it as its paper does"))
+        places = [(dataset.algorithms, "in data/")]
+        if beside is not None:
+            places.append((beside.names, "in another new submission folder"))
+        for table, where in places:
+            for algorithm_id, existing in same_looking_names(name, table):
+                same = "is exactly" if existing == name else "looks like"
+                warnings.append(Hold(metadata_label or label, None, "name",
+                                     f"the name {name!r} {same} that of {algorithm_id!r} ({existing!r}) {where} "
+                                     "(compared after Unicode normalisation, case folding and Unicode's "
+                                     "confusables)",
+                                     f"if this is the same algorithm, do not add it again (it would show twice); "
+                                     f"if it corrects it, use corrects: {algorithm_id}; else name it as its paper "
+                                     "does"))
     fit = {r["game_id"]: r["score"] for r in rows if r["use_in_fit"]}
     found = [(a, f"{a!r} ({names.get(a, '?')!r}) in data/", *rest) for a, *rest in near_copies(fit, dataset.scores)]
-    if folder is not None:
-        found += [(a, f"the submission folder contributions/{a}/", *rest)
-                  for a, *rest in near_copies(fit, _folder_scores(folder, dataset))]
-    for algorithm_id, where, near, equal, shared, factor in found:
+    if beside is not None:
+        found += [(a, f"the new submission folder contributions/{a}/", *rest)
+                  for a, *rest in near_copies(fit, beside.scores)]
+    for algorithm_id, where, near, equal, shared, factor, widest in found:
+        within = (f"within {SCORE_TOLERANCE:.0%}" if widest <= SCORE_TOLERANCE * 1.0001 else
+                  f"within {widest:.1%}, a rerun's spread")
         if abs(factor - 1) <= SCORE_TOLERANCE:
-            how = "equal those of" if equal == near else f"are within {SCORE_TOLERANCE:.0%} of those of"
+            how = "equal those of" if equal == near else f"are {within} of those of"
         else:
-            how = f"are those of {where.split(' ', 1)[0]} times {factor:.4g} (within {SCORE_TOLERANCE:.0%}), i.e. of"
+            how = f"are those of {where.split(' ', 1)[0]} times {factor:.4g} ({within}), i.e. of"
         detail = "" if equal == near else f"{equal} exactly equal, "
         warnings.append(Hold(label, None, None, f"{near} of the {len(fit)} scores {how} {where} ({detail}of "
                              f"{shared} games both give)",
@@ -282,30 +319,68 @@ def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None 
     return warnings
 
 
-def _folder_scores(folder, dataset):
-    """The published per-game numbers of every other submission folder beside ``folder`` and in the package's
-    contributions/, as rows of data/scores.csv (algorithm_id = the folder's name) for :func:`near_copies`.
+def lenient_scores(name: str, text: str, dataset) -> list[tuple[str, str, float]]:
+    """(folder name, game id, score) of the published per-game rows of another folder's scores.csv text.
 
-    Read leniently (game,score rows without seed or training budget; anything else skipped): these folders were
-    checked on their own; here they are only compared with.
+    Read leniently (game,score rows without seed or training budget; anything else skipped): those folders
+    are checked on their own; here they are only compared with.
     """
     import csv
     import io
-    import os
-    from pathlib import Path
-
-    import pandas as pd
-
-    from atari5_spec_maintainers.contributions.files import read_text
 
     games = dataset.games
     by_name = {**{str(g).casefold(): g for g in games["game_id"]},
                **{str(n).casefold(): g for n, g in zip(games["name"], games["game_id"])}}
+    rows = []
+    for record in csv.DictReader(io.StringIO(text)):
+        game = by_name.get(str(record.get("game") or "").strip().casefold())
+        score = NUMBER.fullmatch(str(record.get("score") or "").strip())
+        if game and score and not (record.get("seed") or "").strip() \
+                and not (record.get("training_frames") or "").strip():
+            rows.append((name, game, float(score.group())))
+    return rows
+
+
+def lenient_name(name: str, text: str) -> list[tuple[str, str]]:
+    """[(folder name, the metadata's name)] when metadata.yaml's text has a plain top-level ``name:``, else []."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    value = data.get("name") if isinstance(data, dict) else None
+    return [(name, value)] if isinstance(value, str) else []
+
+
+def beside_from(files: dict[str, dict[str, bytes]], dataset) -> Beside:
+    """:class:`Beside` of new folders given as {folder name: {file name: bytes}} (a pull request's, from git)."""
+    import pandas as pd
+
+    from atari5_spec_maintainers.contributions.model import METADATA_FILE
+
+    rows, names = [], []
+    for folder, blobs in sorted(files.items()):
+        if SCORES_FILE in blobs:
+            rows += lenient_scores(folder, blobs[SCORES_FILE].decode("utf-8", "replace"), dataset)
+        if METADATA_FILE in blobs and len(blobs[METADATA_FILE]) <= 64 << 10:
+            names += lenient_name(folder, blobs[METADATA_FILE].decode("utf-8", "replace"))
+    return Beside(pd.DataFrame(rows or None, columns=["algorithm_id", "game_id", "score"]).assign(use_in_fit=True),
+                  pd.DataFrame(names or None, columns=["algorithm_id", "name"]))
+
+
+def _folder_scores(folder, dataset) -> Beside:
+    """:class:`Beside` of every other submission folder beside ``folder`` and in the package's contributions/."""
+    import os
+    from pathlib import Path
+
+    from atari5_spec_maintainers.contributions.files import read_text
+
     own = os.path.realpath(folder)
     places = {Path(folder).parent}
     if dataset.root is not None:
         places.add(Path(dataset.root) / "contributions")
-    rows, seen = [], {own}
+    files, seen = {}, {own}
     for place in sorted(places):
         for other in sorted(place.iterdir()) if place.is_dir() else []:
             real = os.path.realpath(other)
@@ -315,16 +390,14 @@ def _folder_scores(folder, dataset):
             text, unreadable = read_text(other, SCORES_FILE)
             if unreadable or text is None:  # an unreadable folder is checked on its own; nothing to compare with
                 continue
-            for record in csv.DictReader(io.StringIO(text)):
-                game = by_name.get(str(record.get("game") or "").strip().casefold())
-                score = NUMBER.fullmatch(str(record.get("score") or "").strip())
-                if game and score and not (record.get("seed") or "").strip() \
-                        and not (record.get("training_frames") or "").strip():
-                    rows.append((other.name, game, float(score.group())))
-    return pd.DataFrame(rows or None, columns=["algorithm_id", "game_id", "score"]).assign(use_in_fit=True)
+            files[other.name] = {SCORES_FILE: text.encode("utf-8")}
+    return beside_from(files, dataset)
 
 
-# A corrected number further than this factor from the one it replaces gets a warning (a typo or a change of unit).
+# A corrected number further than this factor from the one it replaces needs a maintainer (a typo, a change of
+# unit or a game mix-up; an erratum rarely moves a number this much): 2x is about twice the widest spread two
+# halves of one agent's seeds show on one game in data/seed_scores.csv (lookalikes.RERUN_SPREAD, its 99th
+# percentile: a factor of 1.6), so a correction within it is a rerun's or an erratum's size.
 LARGE_CHANGE = 2.0
 
 
@@ -336,53 +409,96 @@ def correction_changes(rows: list[dict], dataset) -> list[tuple[str, float, floa
 
 
 ASCII_HANDLE = re.compile(r"[A-Za-z0-9-]+")  # a GitHub handle (at most 39 characters): one character class
+GITHUB_HANDLE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?")  # bounded: at most 39 characters
 
 
-def _original_contributor(dataset, target: str) -> str | None:
-    """The GitHub handle that contributed ``target`` by pull request (from its source's description), or None."""
+class RecordedContributor(NamedTuple):
+    """Who data/sources.csv says an entry came from: a handle by pull request, the maintainers' import, or
+    neither (an entry of the paper's import, with no contributor)."""
+
+    handle: str | None
+    maintainers: bool
+
+
+def recorded_contributor(dataset, target: str) -> RecordedContributor:
+    """Who contributed ``target`` (from its source's description in data/sources.csv)."""
     algorithms = dataset.algorithms.set_index("algorithm_id")
     sources = dataset.sources.set_index("source_id")
     source = algorithms.loc[target, "source_id"] if target in algorithms.index else None
     text = str(sources.loc[source, "description"]) if source in sources.index else ""
     # String operations, not a pattern: the description is data a pull request can edit.
+    if text.startswith(IMPORTED_BY_MAINTAINERS):
+        return RecordedContributor(MAINTAINERS_HANDLE, True)
     start = text.find("Contributed by ")
     handle = text.find(" (@", start) if start >= 0 else -1
     if handle < 0:
-        return None
+        return RecordedContributor(None, False)
     found = ASCII_HANDLE.match(text, handle + 3, handle + 3 + 40)
-    return found.group(0) if found else None
+    return RecordedContributor(found.group(0) if found else None, False)
 
 
 def _correction_warnings(rows: list[dict], dataset, target: str, submission: Submission, label: str,
-                         metadata_label: str) -> list[Problem]:
-    """Warnings on a correction: numbers that change by more than LARGE_CHANGE times, and a corrector who is
-    not the original contributor."""
-    warnings = []
+                         metadata_label: str, author: str | None = None) -> list[Problem]:
+    """Holds on a correction: numbers that change by more than LARGE_CHANGE times, and a correction not sent by
+    the entry's recorded contributor. ``author``: who sent it, as the platform says (the pull request's author,
+    never metadata.yaml's claim); None when not known (a local check), which no correction passes unheld."""
+    holds = []
     large = [(g, old, new) for g, old, new in correction_changes(rows, dataset)
              if old == 0 or new == 0 or (old < 0) != (new < 0) or not 1 / LARGE_CHANGE <= new / old <= LARGE_CHANGE]
     if large:
         listed = "; ".join(f"{g} {old:g} -> {new:g}" + (f" (x{new / old:.3g})" if old else "")
                            for g, old, new in large[:8]) + ("; ..." if len(large) > 8 else "")
-        warnings.append(Problem(label, None, "score", f"{len(large)} corrected number(s) change by more than "
-                                f"{LARGE_CHANGE:g} times or change sign: {listed}",
-                                "check each against the paper's erratum or table (a typo, a unit or a game "
-                                "mix-up changes a number this much)"))
-    corrector = (submission.metadata.get("contributor") or {}).get("github")
-    original = _original_contributor(dataset, target)
-    if original is None or corrector is None or original.casefold() != str(corrector).casefold():
-        who = f"@{original}" if original else "the maintainers' import from the paper (no contributor)"
-        warnings.append(Hold(metadata_label, None, "contributor.github",
-                                f"the correction of {target!r} is by {'@' + str(corrector) if corrector else 'someone'}"
-                                f", not by who contributed the entry ({who})",
-                                "check the correction against the paper or its erratum before merging, and ask "
-                                "the original contributor if there is one"))
-    return warnings
+        holds.append(Hold(label, None, "score", f"{len(large)} corrected number(s) change by more than "
+                          f"{LARGE_CHANGE:g} times or change sign: {listed}",
+                          "a maintainer checks each against the paper's erratum or table (a typo, a unit or a "
+                          "game mix-up changes a number this much)"))
+    recorded = recorded_contributor(dataset, target)
+    if recorded.maintainers:
+        holds.append(Hold(metadata_label, None, "corrects", f"{target!r} is the maintainers' import "
+                          f"(data/sources.csv: {IMPORTED_BY_MAINTAINERS!r}): no contributor's pull request "
+                          "stands behind it, so only a maintainer may correct it",
+                          "a maintainer checks the correction against the source the entry was imported from"))
+    elif recorded.handle is None:
+        holds.append(Hold(metadata_label, None, "corrects", f"{target!r} has no recorded contributor (the "
+                          "maintainers' import from the paper): only a maintainer may correct it",
+                          "a maintainer checks the correction against the paper or its erratum"))
+    elif author is None:
+        holds.append(Hold(metadata_label, None, "contributor.github", f"who sent this correction of {target!r} "
+                          f"is not known here: it is ready to merge only when the pull request's author (as "
+                          f"GitHub says, never metadata.yaml) is the entry's contributor, @{recorded.handle}",
+                          "the pull-request review checks it; a maintainer merging by hand checks it with "
+                          "--author or --approved"))
+    elif author.casefold() != recorded.handle.casefold():
+        holds.append(Hold(metadata_label, None, "contributor.github",
+                          f"the correction of {target!r} is sent by @{author} (the pull request's author), not by "
+                          f"who contributed the entry (@{recorded.handle})",
+                          "a maintainer checks the correction against the paper or its erratum, and asks the "
+                          "original contributor"))
+    return holds
 
 
-def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Problem], list[Problem]]:
+def identity_holds(submission: Submission, author: str | None, metadata_label: str) -> list[Problem]:
+    """A hold when metadata.yaml names a GitHub handle other than the pull request's author: the data would
+    record (and later trust for corrections) a handle nobody proved. Nothing without ``author``."""
+    if author is None:
+        return []
+    claimed = (submission.metadata.get("contributor") or {}).get("github")
+    if claimed is not None and str(claimed).casefold() == author.casefold():
+        return []
+    said = f"names @{claimed}" if claimed is not None else "names no GitHub handle"
+    return [Hold(metadata_label, None, "contributor.github",
+                 f"metadata.yaml {said} as the contributor, but the pull request is by @{author}: data/ would "
+                 "record who the file claims, not who sent it", f"set contributor.github: {author} (or a "
+                 "maintainer checks who the result is from)")]
+
+
+def plan_merge(submission: Submission, dataset, author: str | None = None, beside=None
+               ) -> tuple[Merge | None, list[Problem], list[Problem]]:
     """(merge, problems, warnings): the rows a submission adds to the dataset, with new score_ids.
 
-    ``submission`` comes from :func:`read_submission`, which checked that its ids are new.
+    ``submission`` comes from :func:`read_submission`, which checked that its ids are new. ``author``: who sent
+    it, as the platform says (the pull request's author), or None. ``beside``: the other new folders to compare
+    it with (:class:`Beside`; default: the folders beside it on disk and in the package's contributions/).
     """
     meta = submission.metadata
     upstream = f"contributions/{submission.submission_id}/{SCORES_FILE}"
@@ -406,8 +522,9 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
         all_corrections = False
     if problems:
         return None, problems, warnings
+    warnings += identity_holds(submission, author, metadata_label)
     if target in known:
-        warnings += _correction_warnings(rows, dataset, target, submission, scores_label, metadata_label)
+        warnings += _correction_warnings(rows, dataset, target, submission, scores_label, metadata_label, author)
     games57 = set(dataset.games.loc[dataset.games["in_57"].astype(bool), "game_id"])
     too_few = None
     outside = sorted({r["game_id"] for r in rows} - games57)
@@ -435,7 +552,7 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
                                     f"least {FIT_MIN_GAMES}, so the entry is stored but does not enter fits",
                                     "add every game the paper reports"))
         warnings += _duplicate_warnings(rows, dataset, scores_label, algorithm["name"], metadata_label,
-                                        submission.folder)
+                                        submission.folder, beside, submission.submission_id)
     first = int(dataset.scores["score_id"].max()) + 1 if len(dataset.scores) else 1
     scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
     bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"

@@ -5,8 +5,10 @@ add contributions/<id>`` on the pull request's branch, one new folder after anot
 datapackage.json and CHANGELOG.md with the folders. The privileged review (:mod:`.pull_request`) accepts
 those changes only when they are what ``contribute add`` writes: :func:`replay_merge` extracts the merge
 base's package (the base branch's history: trusted) into a scratch folder, copies the new folders in as
-data, runs :func:`~.merging.add_submission` on each in folder order (approved: the findings that need a
-maintainer are the review's to list, not the replay's to refuse), and compares, byte for byte, every
+data, runs :func:`~.merging.add_submission` on each in folder order, as a maintainer's run without
+``--approved`` would (the pull request's author as the platform says; a finding that needs a maintainer,
+such as a second folder that copies the first, stops the replay: the replay never approves anything, so
+such a merge is never accepted as byte-identical), and compares, byte for byte, every
 data/ file, datapackage.json and CHANGELOG.md with the pull request's head. Anything else (an appended
 row, a re-recorded hash, a changelog line) is a difference a maintainer must look at.
 """
@@ -56,7 +58,7 @@ def _extract(git, revision: str, into: Path) -> None:
 
 
 def replay_merge(git, materialise, merge_base: str, head: str, folders: tuple[str, ...],
-                 changed: list[str]) -> Replay:
+                 changed: list[str], author: str | None = None) -> Replay:
     """Replay ``contribute add`` of ``folders`` (contributions/<id>, in order) on ``merge_base``; compare with
     ``head`` every path of ``changed`` that contribute add may write, and every file it wrote.
 
@@ -64,6 +66,7 @@ def replay_merge(git, materialise, merge_base: str, head: str, folders: tuple[st
     ``materialise(folder, into)`` copies a new folder at ``head`` out of git as data into the package ``into``.
     """
     from atari5_spec_maintainers.contributions.merging import add_submission
+    from atari5_spec_maintainers.contributions.model import SubmissionError
 
     candidates = [p for p in changed if replayable(p)]
     with tempfile.TemporaryDirectory(prefix="atari5-spec-replay-") as scratch:
@@ -73,7 +76,14 @@ def replay_merge(git, materialise, merge_base: str, head: str, folders: tuple[st
             for folder in folders:
                 materialise(folder, copy)
             for folder in sorted(folders):
-                add_submission(copy / folder, copy, approved=True)
+                add_submission(copy / folder, copy, author=author)  # never approved: holds stop the replay
+        except SubmissionError as error:
+            if not error.report.problems and error.report.holds:
+                return Replay((), tuple(candidates), (), f"`contribute add` of {error.report.submission_id!r} "
+                              f"stops on the merge base at {len(error.report.holds)} finding(s) that need a "
+                              "maintainer (as a maintainer's run without --approved would)")
+            return Replay((), tuple(candidates), (), f"`contribute add` of {len(folders)} new folder(s) fails on the "
+                                                     "merge base (their problems are listed below)")
         except InputError:  # the submissions' problems are listed by the review; no text of them is quoted here
             return Replay((), tuple(candidates), (), f"`contribute add` of {len(folders)} new folder(s) fails on the "
                                                      "merge base (their problems are listed below)")

@@ -93,8 +93,11 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
 
 
 def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None,
-            loaded: dict[Path, "Dataset"] | None = None) -> tuple[Report, Path, Submission | None, dict[str, str]]:
-    """``loaded``: datasets already read, by package root (checks only; a merge reads under its lock)."""
+            loaded: dict[Path, "Dataset"] | None = None, author: str | None = None, beside=None
+            ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
+    """``loaded``: datasets already read, by package root (checks only; a merge reads under its lock).
+    ``author``: who sent the submission, as the platform says; ``beside``: the other new folders of its pull
+    request (:func:`~.checking.plan_merge`)."""
     from atari5_spec.data.loading import load
 
     folder = path if isinstance(path, StoredFolder) else Path(path)
@@ -116,7 +119,7 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
     if merged:  # CI re-checks merged folders: data/ must still hold exactly their rows
         report = Report(submission_id, merged_problems(submission, dataset, source_id), [], None, source_id)
         return report, root, submission, {}
-    merge, problems, warnings = plan_merge(submission, dataset)
+    merge, problems, warnings = plan_merge(submission, dataset, author=author, beside=beside)
     if merge is None:
         return Report(submission_id, problems, warnings, None), root, submission, {}
     texts = merged_texts(root, merge)
@@ -124,22 +127,25 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
     return Report(submission_id, problems, warnings, None if problems else merge), root, submission, texts
 
 
-def check_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None) -> Report:
+def check_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None,
+                     author: str | None = None, beside=None) -> Report:
     """Check a submission folder against the schemas and the dataset; every problem is listed.
 
     ``package``: the data package to check against (default: the one the
-    folder sits in, else the installed one). Nothing is written.
+    folder sits in, else the installed one). ``author``: who sent it (the pull
+    request's author, from the platform); ``beside``: the other new folders of
+    its pull request. Nothing is written.
     """
-    return _review(path, package, writing=False, this_year=this_year)[0]
+    return _review(path, package, writing=False, this_year=this_year, author=author, beside=beside)[0]
 
 
-def check_submissions(paths: Iterable[str | Path], package: str | Path | None = None, this_year: int | None = None
-                      ) -> Iterator[Report]:
+def check_submissions(paths: Iterable[str | Path], package: str | Path | None = None, this_year: int | None = None,
+                      author: str | None = None) -> Iterator[Report]:
     """:func:`check_submission` of each folder in turn, reading each data package once (CI checks every
     submission in one process). Nothing is written."""
     loaded: dict[Path, "Dataset"] = {}
     for path in paths:
-        yield _review(path, package, writing=False, this_year=this_year, loaded=loaded)[0]
+        yield _review(path, package, writing=False, this_year=this_year, loaded=loaded, author=author)[0]
 
 
 def _changelog_line(merge: Merge, submission: Submission, version: str) -> tuple[str, str]:
@@ -180,7 +186,7 @@ def _submission_copy(folder: Path, root: Path, submission_id: str) -> dict[str, 
 
 
 def add_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None,
-                   approved: bool = False) -> Merge:
+                   approved: bool = False, author: str | None = None) -> Merge:
     """Merge a clean submission into the package's data/, append-only, all files or none.
 
     Raises SubmissionError (an InputError) listing every problem when the
@@ -198,7 +204,7 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     # The lock is taken before the package is read: a concurrent merge waits, and never loses this one's rows.
     command = f"contribute add {os.path.realpath(folder)}"
     with package_transaction(root, command) as change:
-        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year)
+        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year, author=author)
         if report.merged_as:
             error = SubmissionError(report, f"{folder}: already merged as source {report.merged_as}; nothing to add")
             # The rerun of a merge that was killed mid-commit, and finished when the package was opened: done.

@@ -256,22 +256,45 @@ def row_changes(old: list[str], new: list[str]) -> list[str]:
             for line, before, after in edits]
 
 
-def review_pull_request(root: str | Path, base: str, head: str, package: str | Path | None = None
-                        ) -> PullRequestReview:
-    """The comment on a pull request: needs-a-maintainer paths first, then each new submission's review."""
+def pull_request_author(handle: str | None) -> str | None:
+    """The pull request's author as the platform gives it (the event's ``pull_request.user.login``), checked to
+    be a GitHub handle; None when not given. InputError for anything else (it is never guessed at)."""
+    from atari5_spec_maintainers.contributions.checking import GITHUB_HANDLE
+
+    if handle is None:
+        return None
+    text = str(handle)
+    if len(text) > 39 or not GITHUB_HANDLE.fullmatch(text):
+        raise InputError(f"--author {text[:60]!r}: give the pull request's author, a GitHub handle (letters, "
+                         "digits and single '-', at most 39 characters), as the event gives it")
+    return text
+
+
+def review_pull_request(root: str | Path, base: str, head: str, package: str | Path | None = None,
+                        author: str | None = None) -> PullRequestReview:
+    """The comment on a pull request: needs-a-maintainer paths first, then each new submission's review.
+
+    ``author``: the pull request's author as GitHub says (the workflow passes the event's, through the
+    environment); a correction is ready to merge only when it is the entry's recorded contributor, and a new
+    entry only when its metadata names that author. Without it every correction needs a maintainer.
+    """
+    from atari5_spec_maintainers.contributions.checking import beside_from
     from atari5_spec.data.loading import load
     from atari5_spec.scoring.ranking import leaderboard
     from atari5_spec_maintainers.contributions.report import code, report_markdown, summarise_submission
 
     root = Path(root)
     package = Path(package) if package is not None else root
+    author = pull_request_author(author)
     changes = pull_request_changes(root, base, head)
-    changes, replay = _replayed(root, changes)
+    changes, replay = _replayed(root, changes, author)
     dataset = load(package)
     board = leaderboard(dataset=dataset)
-    summaries = [summarise_submission(read_submission_tree(root, changes.head, folder), package, dataset=dataset,
-                                      board=board)
-                 for folder in changes.new_submissions]  # read from git into memory: nothing is written
+    stored = [read_submission_tree(root, changes.head, folder) for folder in changes.new_submissions]
+    # Every new folder is compared with every other of the pull request, as with every entry of data/.
+    beside = beside_from({s.path.name: s.files for s in stored}, dataset)
+    summaries = [summarise_submission(folder, package, dataset=dataset, board=board, author=author, beside=beside)
+                 for folder in stored]  # read from git into memory: nothing is written
     blocked = [s for s in summaries if s.report.problems]
     held = [s for s in summaries if not s.report.problems and s.report.holds]
     lines = ["## atari5-spec: contribution review", "",
@@ -315,7 +338,7 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
     return PullRequestReview("\n".join(lines) + "\n", ready)
 
 
-def _replayed(root: Path, changes: PullRequestChanges):
+def _replayed(root: Path, changes: PullRequestChanges, author: str | None = None):
     """(changes, replay): data/, datapackage.json and CHANGELOG.md changes byte-identical to `contribute add` of
     the new folders on the merge base (:mod:`.merge_replay`) taken off the maintainer's list; the others kept
     with why. (changes, None) when the pull request changes none of them or adds no folder."""
@@ -326,7 +349,7 @@ def _replayed(root: Path, changes: PullRequestChanges):
         return changes, None
     replay = replay_merge(lambda *args, binary=False: _git(root, *args, binary=binary),
                           lambda folder, into: _write_checked_submission(root, changes.head, folder, into),
-                          changes.merge_base, changes.head, changes.new_submissions, changed)
+                          changes.merge_base, changes.head, changes.new_submissions, changed, author)
     because = ("differs from what `contribute add` of the new folder(s) writes on the merge base"
                + (f" ({replay.error})" if replay.error else "") + ": only a merge the review can reproduce is "
                "accepted")

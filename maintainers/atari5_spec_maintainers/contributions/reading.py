@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from atari5_spec.data.datapackage import read_descriptor, read_json_file, schema_of
-from atari5_spec.data.ids import algorithm_slug
+from atari5_spec.data.ids import algorithm_slug, unportable_name
 from atari5_spec.data.validation import Problem
 from atari5_spec_maintainers.contributions.files import StoredFolder, _read_if_present, folder_label, folder_problems, submission_name
 from atari5_spec_maintainers.contributions.metadata import _as_written, metadata_problems, parse_yaml
@@ -24,7 +24,12 @@ def id_problems(submission_id: str, folder: Path, algorithms_schema: dict, name:
     pattern, longest = constraints.get("pattern", ".*"), constraints.get("maxLength")
     if (longest is None or len(submission_id) <= longest) and \
             re.fullmatch(pattern.removeprefix("^").removesuffix("$"), submission_id):  # the length first
-        return []
+        unportable = unportable_name(submission_id)
+        if unportable is None:
+            return []
+        return [Problem(_display(folder), None, None, f"the folder name {unportable}",
+                        f"rename the folder, e.g. to {submission_id + '-agent'!r}: the folder name is the "
+                        "algorithm's id")]
     try:
         suggestion = algorithm_slug(name or submission_id)[:longest]
     except ValueError:
@@ -39,6 +44,13 @@ def id_collision_problems(folder: Path, submission_id: str, corrects: Any, datas
     """The submission's ids are new (algorithm and source), and a correction names an existing algorithm."""
     known = set(dataset.algorithms["algorithm_id"])
     problems = []
+    folders = set(known)
+    if dataset.root is not None and (Path(dataset.root) / "contributions").is_dir():
+        folders |= {p.name for p in (Path(dataset.root) / "contributions").iterdir()}
+    unportable = unportable_name(submission_id, folders)
+    if unportable is not None:
+        problems.append(Problem(_display(folder), None, None, f"the folder name {unportable}",
+                                "rename the folder: every submission needs a name of its own"))
     if f"contrib-{submission_id}" in set(dataset.sources["source_id"]):
         problems.append(Problem(_display(folder), None, None,
                                 f"data/sources.csv already has the source 'contrib-{submission_id}'",
