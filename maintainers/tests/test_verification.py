@@ -80,8 +80,9 @@ def test_a_hung_worker_fails_verify_with_its_name_and_is_killed(monkeypatch):
     seen = {}
 
     def hanging_start(context):
-        seen["workers"] = list(getattr(context.workers, "_processes", {}))
         future = context.workers.submit(time.sleep, 3600)
+        # The pool starts its processes on the first submit, not before: its table is read after it.
+        seen["workers"] = list(getattr(context.workers, "_processes", {}))
         return lambda: [wait_for(future, limits.WORKER_ANSWER_SECONDS, "the sleeping task")]
 
     started = time.monotonic()
