@@ -14,7 +14,7 @@ import pandas as pd
 from . import coefficients as coef
 from . import training
 
-__all__ = ["PinnedReads", "version_tables", "training_matrix"]
+__all__ = ["PinnedReads", "pinned_training_matrix"]
 
 
 class PinnedReads:
@@ -41,14 +41,7 @@ class PinnedReads:
         return (manifest, *self._matrices[version])
 
 
-def version_tables(dataset, version: str, reads: PinnedReads | None = None) -> tuple[dict, dict[str, pd.DataFrame]]:
-    """(manifest, tables) of ``version``, through ``reads`` when given, else from the files."""
-    if reads is not None:
-        return reads.version_tables(version)
-    return coef.read_version_tables(dataset.root / "coefficients", version)
-
-
-def training_matrix(dataset, version: str, reads: PinnedReads | None = None) -> tuple[dict, pd.DataFrame, pd.Series]:
+def pinned_training_matrix(dataset, version: str, reads: PinnedReads | None = None) -> tuple[dict, pd.DataFrame, pd.Series]:
     """(manifest, X, y) of ``version``'s training rows, through ``reads`` when given, else from the files."""
     if reads is not None:
         return reads.training_matrix(version)

@@ -46,9 +46,9 @@ class VersionEvaluation(NamedTuple):
 
 
 def _training_matrix(dataset, version: str, reads=None):
-    from atari5_spec.method.pinned_reads import training_matrix
+    from atari5_spec.method.pinned_reads import pinned_training_matrix
 
-    return training_matrix(dataset, version, reads)
+    return pinned_training_matrix(dataset, version, reads)
 
 
 def version_errors(dataset, version: str, agents: Agents | None = None, reads=None

@@ -72,9 +72,9 @@ def search_version(dataset, version: str) -> str:
 
 
 def _matrix(dataset, version: str, reads=None):
-    from atari5_spec.method.pinned_reads import training_matrix
+    from atari5_spec.method.pinned_reads import pinned_training_matrix
 
-    manifest, X, y = training_matrix(dataset, version, reads)
+    manifest, X, y = pinned_training_matrix(dataset, version, reads)
     return manifest, X, y, algorithm_info(dataset.algorithms, X.index)["paper"].astype(str)
 
 
