@@ -97,6 +97,9 @@ def add_scoring_commands(commands) -> None:
     p.add_argument("--baseline-max-episode-frames", default=None, metavar="N",
                    help="with --relative-to: the baseline's episode cap (default: an algorithm id's recorded cap; "
                         "with --same-setup, --max-episode-frames)")
+    p.add_argument("--allow-implausible", action="store_true",
+                   help="score values the input gate refuses (above a game's bound, or that look like "
+                        "human-normalised fractions) knowingly; the warnings and the signature (gate:) record it")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: 0)")
     p.add_argument("--bootstrap", type=int, default=10000, metavar="N",
                    help="bootstrap resamples for the interval over seeds; 0 for none (default: 10000)")
@@ -271,7 +274,8 @@ def _cmd_score(args) -> int:
         raise InputError("--same-setup compares two agents: give the baseline with --relative-to")
     if args.baseline_max_episode_frames is not None and not args.relative_to:
         raise InputError("--baseline-max-episode-frames needs a baseline: give it with --relative-to")
-    result = score(observations, **settings, **protocol, partial=True, max_episode_frames=cap)
+    result = score(observations, **settings, **protocol, partial=True, max_episode_frames=cap,
+                   allow_implausible=args.allow_implausible)
     if args.relative_to:
         from ..scoring.relative import relative_score  # only for a comparison: it brings the pair measurements
 

@@ -388,6 +388,7 @@ def score_json(result, names: dict[str, str], relative=None, baseline_source: st
         "not_computable": [{"subset": name, "missing": list(missing)}
                            for name, missing in result.not_computable.items()],
         "warnings": list(result.warnings),
+        "implausible_allowed": list(result.implausible_allowed),
         "notes": list(result.notes),
         "own_median": dict(own._asdict(), label=own.label) if own is not None else None,
     }

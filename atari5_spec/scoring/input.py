@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from ..data.errors import InputError
-from ..data.ids import UnknownGameError, resolve_game
+from ..data.ids import UnknownGameError, resolve_game, run_id
 from ..data.input_gate import parse_number, read_table, split_score_argument
 from ..data.limits import MAX_RUNS_PER_GAME, MAX_SCORE_FILE_BYTES, MAX_SCORE_ROWS, load_json
 from ..data.paths import read_regular_file
@@ -332,6 +332,11 @@ def group_runs(observations: Iterable[Observation], aliases: Mapping[str, str]) 
                 raise InputError(f"{observation.where}: {error}") from None
         column = observation.score_column
         value = parse_number(observation.score, observation.where + (f", column {column!r}" if column else ""))
+        if observation.seed is not None:
+            try:  # one rule for seeds wherever runs are read (data.ids.RUN_ID_RULE): "-1" and "1.5" are refused
+                observation = observation._replace(seed=str(run_id(observation.seed)))
+            except ValueError as error:
+                raise InputError(f"{observation.where}, seed: {error}") from None
         seen = seeds_seen.setdefault(game_id, {})
         if seen and (observation.seed is None or None in seen):
             first = next(iter(seen.values()))
