@@ -330,3 +330,16 @@ def test_a_played_file_scores_as_its_per_seed_means_typed_by_hand(tmp_path, caps
     per_seed = pd.read_csv(out).groupby("seed").score.mean().tolist()
     _same_numbers(from_file, _typed(capsys, others | {"qbert": per_seed}))
     assert parse_signature(from_file["signature"]).protocol == "machado-2018"
+
+
+def test_signature_check_recomputes_from_the_episode_table_and_its_protocol(tmp_path, capsys):
+    from atari5_spec.cli.score_output import paste_line
+    from atari5_spec.scoring.signature_check import check_signature
+    from atari5_spec.scoring.logs import read_log
+
+    _episode_table(tmp_path / "e.csv")
+    line = paste_line(atari5_spec.score(tmp_path / "e.csv"))
+    check = check_signature(line, read_log(str(tmp_path / "e.csv")))
+    assert check.matches and {c.field: c.status for c in check.fields}["protocol"] == "matches"
+    unsigned = check_signature(line.replace("|protocol:machado-2018", ""), read_log(str(tmp_path / "e.csv")))
+    assert unsigned.differing == ("protocol",)
