@@ -343,3 +343,12 @@ def test_signature_check_recomputes_from_the_episode_table_and_its_protocol(tmp_
     assert check.matches and {c.field: c.status for c in check.fields}["protocol"] == "matches"
     unsigned = check_signature(line.replace("|protocol:machado-2018", ""), read_log(str(tmp_path / "e.csv")))
     assert unsigned.differing == ("protocol",)
+
+
+def test_more_episodes_than_a_scores_file_may_hold_are_refused(tmp_path, monkeypatch):
+    import atari5_spec.scoring.logs as logs
+
+    monkeypatch.setattr(logs, "MAX_SCORE_ROWS", 50)
+    _monitor_folder(tmp_path / "many", episodes=30)
+    with pytest.raises(InputError, match=r"more than 50 episodes in all \(at 1.monitor.csv\)"):
+        read_log(str(tmp_path / "many"))

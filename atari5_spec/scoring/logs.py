@@ -220,6 +220,8 @@ def _true(value) -> bool:
 def episode_observations(episodes: list[Episode], source: str, window: int | None
                          ) -> tuple[list[Observation], tuple[RunWindow, ...]]:
     """One observation per game and seed: the mean of the run's final ``window`` episodes (None: all)."""
+    if len(episodes) > MAX_SCORE_ROWS:  # a folder of many files: the bound of one file holds for all of them
+        raise InputError(f"{source}: more than {MAX_SCORE_ROWS:,} episodes in all: give the logs of one agent")
     by_run: dict[tuple[str, str | None], list[Episode]] = {}
     for episode in episodes:
         by_run.setdefault((episode.game, episode.seed), []).append(episode)
@@ -383,6 +385,9 @@ def _monitor(files: list[Path], label: str, window: int | None) -> LogReading:
                 raise InputError(f"{file.name}: no 'r' column (the episode return) in the header {list(record)}")
             _refuse_life_loss(record, where)
             episodes.append(Episode(env_id, seed, parse_number(record["r"], f"{where}, column 'r'"), where))
+        if len(episodes) > MAX_SCORE_ROWS:
+            raise InputError(f"{label}: more than {MAX_SCORE_ROWS:,} episodes in all (at {file.name}): give the "
+                             "logs of one agent")
     observations, runs = episode_observations(episodes, label, window)
     return LogReading("sb3-monitor", label, observations, runs, window, inferred=tuple(inferred),
                       clipped=tuple(clipped[:1]))
@@ -423,6 +428,8 @@ def _tensorboard(path: Path, label: str, window: int | None) -> LogReading:
                              "CleanRL logs each episode's unclipped return under it")
         events = sorted(reader.Scalars(EPISODIC_RETURN_TAG), key=lambda e: (e.step, e.wall_time))
         inferred.append(f"{env_id} seed {seed} from the run name {name}")
+        if len(episodes) + len(events) > MAX_SCORE_ROWS:
+            raise InputError(f"{where}: more than {MAX_SCORE_ROWS:,} episodes in all: give the runs of one agent")
         for number, event in enumerate(events, start=1):
             episodes.append(Episode(env_id, seed, parse_number(event.value, f"{where}, {EPISODIC_RETURN_TAG} event "
                                                                              f"{number} (step {event.step})"),
