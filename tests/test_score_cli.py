@@ -72,8 +72,8 @@ def test_json_shape(run, table3_csv):
 
 
 def test_seeds_from_stdin_give_a_reproducible_interval(atari5_games, monkeypatch, capsys):
-    lines = ["game,score,seed"] + [f"{g},{1000 * (i + 1) + 37 * s},{s}" for i, g in enumerate(atari5_games)
-                                   for s in range(4)]
+    lines = ["game,score,seed"] + [f"{g},{(1000 * (i + 1) + 37 * s) / (100 if g == 'double_dunk' else 1)},{s}"
+                                   for i, g in enumerate(atari5_games) for s in range(4)]
     outputs = []
     for _ in range(2):
         monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
@@ -108,7 +108,8 @@ def test_relative_to_a_baseline(run, table3_csv):
 
 
 def test_missing_games_report_what_is_needed(run, tmp_path, atari5_games):
-    partial = write_csv(tmp_path / "partial.csv", "game,score", [f"{g},5000" for g in atari5_games[:3]])
+    partial = write_csv(tmp_path / "partial.csv", "game,score", [f"{g},{5 if g == 'double_dunk' else 5000}"
+                                                                      for g in atari5_games[:3]])
     status, out, err = run("score", str(partial))
     assert status == 1
     assert out.startswith("Atari-5 score: not computable: needs " + ", ".join(atari5_games[3:]) + " (not given)")
@@ -168,15 +169,17 @@ def test_unknown_coefficient_version(capsys):
     assert "no coefficient version 'no-such-version'" in capsys.readouterr().err
 
 
-def test_implausible_score_warns_on_stderr(run, dataset, table3_csv, tmp_path):
+def test_implausible_score_is_refused_with_the_place_or_scored_knowingly(run, dataset, table3_csv, tmp_path):
     path = table3_csv(0)
     best = dataset.scores.groupby("game_id")["score"].max()
     text = path.read_text().replace("QbertNoFrameskip-v4,", f"QbertNoFrameskip-v4,{float(best['qbert']) * 100!r}#")
     fixed = tmp_path / "high.csv"
     fixed.write_text("\n".join(line.split("#")[0] for line in text.splitlines()) + "\n")
     status, out, err = run("score", str(fixed))
+    assert status == 1 and "high.csv, line" in err and "--allow-implausible" in err and out == ""
+    status, out, err = run("score", str(fixed), "--allow-implausible")
     assert status == 0, err
-    assert "warning: qbert:" in err and "Atari-5 score:" in out
+    assert "scored past the gate" in err and "Atari-5 score:" in out and "gate:implausible-allowed" in out
 
 
 def test_real_process_exit_status_and_no_traceback(tmp_path):

@@ -45,7 +45,8 @@ def add_release_commands(commands) -> None:
                                formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("signature", help="the signature, or the whole pasted line (quote it)")
     check.add_argument("--scores", metavar="FILE", default=None,
-                       help="the agent's raw scores (CSV or JSON as for `score`; '-' for standard input)")
+                       help="the agent's raw scores (CSV or JSON as for `score`, an episode table or a log; '-' for "
+                            "standard input)")
     check.add_argument("--json", action="store_true", help="print JSON instead of text")
     check.set_defaults(run=_cmd_signature_check)
 
@@ -93,11 +94,11 @@ def _verdict(check) -> str:
 
 def _cmd_signature_check(args) -> int:
     from ..data.errors import InputError
-    from ..scoring.input import read_scores_file
+    from ..scoring.logs import read_log
     from ..scoring.signature_check import check_signature
 
-    try:
-        scores = read_scores_file(args.scores) if args.scores else None
+    try:  # the same reader as `score`: a scores file, the episode table `play` writes, or a log
+        scores = read_log(args.scores) if args.scores else None
         check = check_signature(args.signature, scores)
     except InputError as error:
         if not args.json:

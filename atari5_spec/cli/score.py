@@ -97,6 +97,17 @@ def add_scoring_commands(commands) -> None:
     p.add_argument("--baseline-max-episode-frames", default=None, metavar="N",
                    help="with --relative-to: the baseline's episode cap (default: an algorithm id's recorded cap; "
                         "with --same-setup, --max-episode-frames)")
+    p.add_argument("--allow-implausible", action="store_true",
+                   help="score values the input gate refuses (above a game's bound, or that look like "
+                        "human-normalised fractions) knowingly; the warnings and the signature (gate:) record it")
+    p.add_argument("--log-format", default=None,
+                   choices=("scores", "episodes", "sb3-monitor", "tensorboard", "wandb-csv", "jsonl"),
+                   help="the kind of file or folder SCORES is (default: told from it): a scores file, the episode "
+                        "table `play` writes, Stable-Baselines3 Monitor files, CleanRL TensorBoard runs, a W&B CSV "
+                        "export or a JSON-lines episode list (docs/evaluate.md)")
+    p.add_argument("--last", type=int, default=None, metavar="N",
+                   help="average the last N episodes of each run of a log (default: the last 100 of a training "
+                        "log, every episode of an episode table or list); the output says which were used")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: 0)")
     p.add_argument("--bootstrap", type=int, default=10000, metavar="N",
                    help="bootstrap resamples for the interval over seeds; 0 for none (default: 10000)")
@@ -159,12 +170,39 @@ def submission_input(path: str):
     folder = Path(path)
     if path == "-" or not folder.is_dir() or folder.is_symlink():
         return None
+    if not (folder / "metadata.yaml").exists() and _holds_logs(folder):
+        return None  # a folder of Monitor files or TensorBoard runs: `score` reads it (scoring.logs)
     readers = [point for point in entry_points(group="atari5_spec_folder_inputs") if point.name == "submission"]
     if not readers:
         raise InputError(f"{path}: a folder; a submission folder (metadata.yaml and scores.csv) is read by "
                          "atari5-spec-maintainers (pip install ./research ./maintainers): give its scores.csv, "
                          "or install them")
     return readers[0].load()(folder)
+
+
+def _holds_logs(folder) -> bool:
+    from ..data.errors import InputError
+    from ..scoring.logs import detect_format
+
+    try:
+        return detect_format(str(folder)) in ("sb3-monitor", "tensorboard")
+    except InputError:
+        return False
+
+
+def _score_input(args):
+    """What `score` scores: a LogReading of the path (a scores file, an episode table or a log) with the
+    --score values added, or the observations of a submission folder and --score values."""
+    from ..data.errors import InputError
+    from ..scoring.input import observations_from_arguments
+    from ..scoring.logs import read_log
+
+    if not args.scores or submission_input(args.scores) is not None:
+        if args.log_format is not None or args.last is not None:
+            raise InputError("--log-format and --last read a log or an episode table: give its path")
+        return _observations(args)
+    reading = read_log(args.scores, args.log_format, args.last)
+    return reading._replace(observations=reading.observations + observations_from_arguments(args.score))
 
 
 def _observations(args, required: bool = True):
@@ -255,7 +293,8 @@ def _cmd_score(args) -> int:
     form = _output_format(args)
     if args.score_only and (form != "text" or args.explain):
         raise InputError("--score-only prints the number alone: leave out --format, --json and --explain")
-    observations = _observations(args)
+    given = _score_input(args)
+    observations = given if isinstance(given, list) else given.observations
     coefficients = as_coefficient_set(args.coefficients)
     settings = dict(subset=args.subset, coefficients=coefficients, n_bootstrap=args.bootstrap,
                     confidence=args.confidence, seed=args.seed)
@@ -271,7 +310,8 @@ def _cmd_score(args) -> int:
         raise InputError("--same-setup compares two agents: give the baseline with --relative-to")
     if args.baseline_max_episode_frames is not None and not args.relative_to:
         raise InputError("--baseline-max-episode-frames needs a baseline: give it with --relative-to")
-    result = score(observations, **settings, **protocol, partial=True, max_episode_frames=cap)
+    result = score(given, **settings, **protocol, partial=True, max_episode_frames=cap,
+                   allow_implausible=args.allow_implausible)
     if args.relative_to:
         from ..scoring.relative import relative_score  # only for a comparison: it brings the pair measurements
 

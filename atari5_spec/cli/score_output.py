@@ -88,6 +88,8 @@ def answer_lines(result, more: bool = True) -> list[str]:
     else:
         lines.append(f"prediction interval: {_withheld_reason(result)}")
     lines.append(_seed_line(result))
+    if result.log is not None:
+        lines += log_lines(result.log, result.protocol)
     own = result.own_median
     if own is not None:
         held = ("" if own.in_prediction_interval is None else
@@ -102,6 +104,28 @@ def answer_lines(result, more: bool = True) -> list[str]:
         if result.protocol is not None and result.protocol.messages:
             details.append(f"{len(result.protocol.messages)} protocol checks")
         lines.append(f"more: --explain ({', '.join(details)}); --format markdown|latex|json")
+    return lines
+
+
+def log_lines(log, protocol=None) -> list[str]:
+    """What a log or episode table gave: its kind, the protocol it names or implies, which episodes were used."""
+    runs = log.runs
+    counts = sorted({r.last - r.first + 1 for r in runs})
+    window = (f"the last {log.window} of each run" if log.window is not None else "every episode of each run")
+    used = (f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}") + " per run"
+    trimmed = [r for r in runs if r.first > 1]
+    lines = [f"read: {log.label}: {len(runs)} runs (game and seed), each the mean of its episodes: "
+             f"{log.episodes_used:,} used, {used} ({window}" + (f", episodes {trimmed[0].first}-{trimmed[0].last} of {trimmed[0].total} in "
+                            f"{trimmed[0].game} seed {trimmed[0].seed}" if trimmed else "") + "; --last N)"]
+    seeds = [note for note in log.inferred if " seed " in note]
+    if seeds:
+        lines.append("games and seeds: " + "; ".join(seeds[:2]) + (f"; ... ({len(seeds)} runs: --format json)"
+                                                                   if len(seeds) > 2 else ""))
+    if log.protocol_id:
+        lines.append(f"protocol: {log.protocol_id} (named by the file; data/protocols.csv), in the signature")
+    elif protocol is not None and protocol.sticky_action_probability is not None:
+        lines.append(f"protocol: sticky-action probability {protocol.sticky_action_probability:g} "
+                     f"{protocol.source} (inferred, not stated: --sticky-actions to state it)")
     return lines
 
 
@@ -358,6 +382,16 @@ def _entry_json(entry) -> dict | None:
             "exclusion": entry.exclusion or None, "exclusion_note": entry.exclusion_note or None}
 
 
+def _log_json(log) -> dict | None:
+    if log is None:
+        return None
+    return {"kind": log.kind, "source": log.source, "window": log.window, "protocol_id": log.protocol_id,
+            "sticky_action_probability": log.sticky_action_probability,
+            "max_episode_frames": log.max_episode_frames, "inferred": list(log.inferred),
+            "runs": [{"game": r.game, "seed": r.seed, "first_episode": r.first, "last_episode": r.last,
+                      "episodes": r.total, "mean": r.mean} for r in log.runs]}
+
+
 def score_json(result, names: dict[str, str], relative=None, baseline_source: str | None = None) -> dict:
     """The JSON object of ``atari5-spec score --format json``."""
     given = list(result.games) + sorted(g for g in result.raw_means if g not in result.games)
@@ -388,8 +422,10 @@ def score_json(result, names: dict[str, str], relative=None, baseline_source: st
         "not_computable": [{"subset": name, "missing": list(missing)}
                            for name, missing in result.not_computable.items()],
         "warnings": list(result.warnings),
+        "implausible_allowed": list(result.implausible_allowed),
         "notes": list(result.notes),
         "own_median": dict(own._asdict(), label=own.label) if own is not None else None,
+        "log": _log_json(result.log),
     }
     if relative is not None:
         from ..scoring.estimate import SEED_ONLY

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
@@ -44,7 +45,7 @@ from ..method.reference import IntervalRow, IntervalTable, bootstrap_means, huma
 from .input import Observation, group_runs, observations_from_object
 from .intervals import SEED_ONLY, PredictionInterval, SeedInterval, claim_reason, interval_text, seed_interval
 from .protocol_check import ProtocolCheck
-from .signature import TRANSFORM_LABEL, Signature, data_version_of, parse_signature, signature
+from .signature import GATE_ALLOWED, TRANSFORM_LABEL, Signature, data_version_of, parse_signature, signature
 
 __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "PredictionInterval", "SEED_ONLY",
            "ProtocolCheck", "protocol_check", "stated_protocol", "score_runs", "bootstrap_estimates", "check_settings",
@@ -57,10 +58,8 @@ __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "Predicti
 REPORTED_SUBSETS = ("Atari-1", "Atari-3", "Atari-5", "Atari-10", "Atari-3-Val", "Atari-5-Val")
 BOOTSTRAP_METHOD = ("percentile bootstrap over seeds: each game's per-seed raw scores resampled with "
                     "replacement, independently per game; estimate recomputed from the resampled means")
-# A score is flagged (computed anyway) above this multiple of the best
-# published normalised score for the game ...
-IMPLAUSIBLY_HIGH_FACTOR = 10.0
-# ... or when it is below random by more than the human-random gap (Z < -100)
+# A score far above anything published is refused by the input gate (data.limits.upper_bounds); one is
+# flagged (computed anyway) when it is below random by more than the human-random gap (Z < -100)
 # and below every published score for the game.
 IMPLAUSIBLY_LOW_Z = -100.0
 # Resamples are drawn in one array per game (resamples x seeds): bound its size.
@@ -137,6 +136,8 @@ class ScoreResult(NamedTuple):
     protocol: ProtocolCheck | None = None
     interval_row: IntervalRow | None = None  # the pinned interval table's row: half-width, claim, evidence counts
     own_median: Any = None  # OwnMedian: the agent's own median over its given games of the 57 (40 or more)
+    implausible_allowed: tuple[str, ...] = ()  # what the gate would have refused, scored with allow_implausible
+    log: Any = None  # LogReading (scoring.logs): the log or episode table read, which episodes, what was inferred
 
     @property
     def seed_interval(self) -> SeedInterval | None:
@@ -231,19 +232,14 @@ def resolve_subset(name: str, available: Iterable[str]) -> str:
 
 def plausibility_warnings(raw_means: Mapping[str, float], constants: Mapping[str, tuple[float, float]],
                           extremes: Mapping[str, tuple[float, float]]) -> list[str]:
-    """Warnings for scores far outside anything published (they are still scored)."""
+    """Warnings for scores far below anything published (they are still scored; far above, the gate refuses)."""
     warnings = []
     for game, raw in raw_means.items():
         if game not in constants or game not in extremes:
             continue
         z = float(_normalised(raw, game, constants))
         low, high = extremes[game]
-        best_z = max(float(_normalised(high, game, constants)), 100.0)
-        if z > IMPLAUSIBLY_HIGH_FACTOR * best_z:
-            warnings.append(f"{game}: {raw:g} is more than {IMPLAUSIBLY_HIGH_FACTOR:g} times the best published "
-                            f"normalised score ({high:g} raw); check the units (episode return, not reward "
-                            "per step or clipped reward) and the game")
-        elif z < IMPLAUSIBLY_LOW_Z and raw < low:
+        if z < IMPLAUSIBLY_LOW_Z and raw < low:
             random, human = constants[game]
             warnings.append(f"{game}: {raw:g} is {random - raw:g} points below random play ({random:g}), "
                             f"{(random - raw) / (human - random):.1f} times the human-random gap, and below every "
@@ -535,13 +531,33 @@ def _observations(scores: Any) -> list[Observation]:
     return observations_from_object(scores)
 
 
+def _log_reading(scores: Any, log_format: str | None, last: int | None):
+    """The LogReading behind ``scores``: given (the command's), read from a path (scoring.logs), else None."""
+    from .logs import LogReading, read_log
+
+    if isinstance(scores, LogReading):
+        reading = scores
+    elif isinstance(scores, (str, os.PathLike)) and not isinstance(scores, bytes):
+        reading = read_log(os.fspath(scores), log_format, last)
+    elif log_format is not None or last is not None:
+        raise InputError("log_format and last read a log: give its path")
+    else:
+        return None
+    return reading
+
+
 def stated_protocol(observations: list[Observation], sticky_action_probability: float | None,
-                    training_frames: int | None) -> ProtocolCheck:
-    """The protocol as given (options win), else as the game ids imply it."""
+                    training_frames: int | None, log=None) -> ProtocolCheck:
+    """The protocol as given (options win), else as the log read says it (``log``, a LogReading: the protocol
+    its episode table names, or EnvPool ids), else as the game ids imply it."""
     if sticky_action_probability is not None:
         if not (isinstance(sticky_action_probability, (int, float)) and 0 <= sticky_action_probability <= 1):
             raise InputError(f"the sticky-action probability must be between 0 and 1, not {sticky_action_probability!r}")
         sticky, source = float(sticky_action_probability), "as given"
+    elif log is not None and log.sticky_action_probability is not None:
+        sticky = log.sticky_action_probability
+        source = (f"from the protocol {log.protocol_id} the episode table names (data/protocols.csv)"
+                  if log.protocol_id else "from the EnvPool env ids (EnvPool's default)")
     else:
         sticky, source = sticky_from_game_ids([o.game for o in observations])
         source = f"from the {source}" if source else "not given"
@@ -553,7 +569,8 @@ def stated_protocol(observations: list[Observation], sticky_action_probability: 
 def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: int = 10000,
           confidence: float = 0.95, seed: int = 0, sticky_action_probability: float | None = None,
           training_frames: int | None = None, partial: bool = False,
-          max_episode_frames: int | None = None) -> ScoreResult:
+          max_episode_frames: int | None = None, allow_implausible: bool = False,
+          log_format: str | None = None, last: int | None = None) -> ScoreResult:
     """The Atari-5 (or another subset's) score of an agent from its raw game scores.
 
     ``scores``: dict game -> score, dict game -> list of per-seed scores, an
@@ -579,17 +596,40 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     games below random play and game ids that disagree about the protocol
     are reported (:mod:`.protocol_conditions`).
 
+    Scores that cannot be raw game scores are refused by the gate of :mod:`atari5_spec.data.limits` (a per-game bound,
+    human-normalised fractions) naming the place; ``allow_implausible=True`` scores them knowingly:
+    ``implausible_allowed`` then says what was let through and every signature carries
+    ``gate:implausible-allowed``.
+
     When the requested subset's games are not all given, raises InputError
     naming them (as ``atari5-spec score`` exits 1); with ``partial=True`` the
     result is returned anyway, ``estimate`` None and the subsets that could be
     computed in ``other_subsets``.
+
+    A path is read by :func:`atari5_spec.scoring.logs.read_log`: a scores file, the episode table
+    ``atari5-spec play`` writes, or a log (Stable-Baselines3 Monitor files, CleanRL TensorBoard runs, a W&B CSV
+    export, a JSON-lines episode list; ``log_format`` forces the kind, ``last`` the number of final episodes
+    averaged per run). Each run's episodes are averaged into one score per seed; ``log`` then says what was read
+    and which episodes were used, and the protocol an episode table names is in ``protocol.protocol_id`` and
+    every signature (``protocol:``), its sticky-action probability and episode cap used unless given.
     """
     check_settings(n_bootstrap, confidence, seed)
     coefficient_set = as_coefficient_set(coefficients)
-    observations = _observations(scores)
-    runs = group_runs(observations, load_aliases())
-    protocol = stated_protocol(observations, sticky_action_probability, training_frames)
-    result = score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, published_extremes(), protocol)
+    log = _log_reading(scores, log_format, last)
+    observations = _observations(log.observations if log is not None else scores)
+    log = log if log is not None and log.kind != "scores" else None
+    aliases = load_aliases()
+    runs = group_runs(observations, aliases)
+    protocol = stated_protocol(observations, sticky_action_probability, training_frames, log)
+    if max_episode_frames is None and log is not None:
+        max_episode_frames = log.max_episode_frames
+    extremes = published_extremes()
+    allowed = implausible_scores(observations, runs, aliases, coefficient_set.constants, extremes, allow_implausible)
+    if log is not None:
+        from .logs import clipped_reasons
+
+        allowed += _clipped_allowed(clipped_reasons(log, aliases), allow_implausible)
+    result = score_runs(runs, subset, coefficient_set, n_bootstrap, confidence, seed, extremes, protocol)
     from .protocol_conditions import check_episode_frames, with_conditions
 
     result = with_conditions(result, [o.game for o in observations], sticky_action_probability,
@@ -601,8 +641,81 @@ def score(scores: Any, subset: str = "Atari-5", coefficients=None, n_bootstrap: 
     from .own_median import median_over
 
     canonical = [row["game_id"] for row in games_table() if row.get("in_57", "").lower() == "true"]
-    return result._replace(own_median=median_over(canonical, result.normalised, result.estimate,
-                                                  result.prediction_interval))
+    result = result._replace(own_median=median_over(canonical, result.normalised, result.estimate,
+                                                    result.prediction_interval))
+    if log is not None:
+        result = with_log(result, log)
+    return with_gate_allowed(result, allowed) if allowed else result
+
+
+def _clipped_allowed(reasons: tuple[str, ...], allow: bool) -> tuple[str, ...]:
+    """Clipped returns: InputError with the first reason, or with ``allow`` the reasons, recorded as the gate's."""
+    from ..data.limits import ALLOW_OPTION
+
+    if reasons and not allow:
+        raise InputError(f"{reasons[0]} (or {ALLOW_OPTION} to score them knowingly)")
+    return reasons
+
+
+def with_log(result: ScoreResult, log) -> ScoreResult:
+    """``result`` with the log it was read from; the protocol the log names in ``protocol`` and every signature."""
+    from dataclasses import replace
+
+    if log.protocol_id is None:
+        return result._replace(log=log)
+
+    def marked(text: str | None) -> str | None:
+        return None if text is None else str(replace(parse_signature(text), protocol=log.protocol_id))
+
+    others = tuple(s._replace(signature=marked(s.signature)) for s in result.other_subsets)
+    protocol = result.protocol._replace(protocol_id=log.protocol_id) if result.protocol is not None else None
+    return result._replace(signature=marked(result.signature), other_subsets=others, protocol=protocol, log=log)
+
+
+def implausible_scores(observations: list[Observation], runs: Mapping[str, tuple[float, ...]],
+                       aliases: Mapping[str, str], constants: Mapping[str, tuple[float, float]],
+                       extremes: Mapping[str, tuple[float, float]], allow: bool = False) -> tuple[str, ...]:
+    """The gate of :mod:`atari5_spec.data.limits` on an agent's scores: InputError naming the first place it refuses, or,
+    with ``allow``, what it would have refused (empty when nothing)."""
+    from ..data.ids import resolve_game
+    from ..data.limits import bound_problem, fractions_problem, upper_bounds
+
+    best = {g: high for g, (_, high) in extremes.items()}
+    bounds = upper_bounds(constants, best)
+    problems = []
+    resolved: dict[str, str] = {}
+    for observation in observations:
+        game = resolved.get(observation.game) or resolved.setdefault(observation.game,
+                                                                     resolve_game(observation.game, aliases))
+        problem = bound_problem(game, float(observation.score), bounds, best)
+        if problem:
+            if not allow:
+                raise InputError(f"{observation.where}: {problem}")
+            problems.append(f"{observation.where}: {problem}")
+    fractions = fractions_problem(reference.seed_means({g: v for g, v in runs.items() if g in constants}), constants)
+    if fractions:
+        if not allow:
+            where = observations[0].where if observations else "the scores"
+            first = "the --score values" if where.startswith("--score") else where.split(",")[0]
+            raise InputError(f"{first}: {fractions}")
+        problems.append(fractions)
+    return tuple(problems)
+
+
+def with_gate_allowed(result: ScoreResult, allowed: tuple[str, ...]) -> ScoreResult:
+    """``result`` with what the gate let through recorded: the list, and ``gate:implausible-allowed`` in every
+    signature (a number scored past the gate is never cited as one that passed it)."""
+    from dataclasses import replace
+
+    from ..data.limits import ALLOW_OPTION
+
+    def marked(text: str | None) -> str | None:
+        return None if text is None else str(replace(parse_signature(text), gate=GATE_ALLOWED))
+
+    others = tuple(s._replace(signature=marked(s.signature)) for s in result.other_subsets)
+    return result._replace(signature=marked(result.signature), other_subsets=others, implausible_allowed=allowed,
+                           warnings=result.warnings + tuple(f"scored past the gate ({ALLOW_OPTION}): {a}"
+                                                            for a in allowed))
 
 
 def not_computable_message(result: ScoreResult) -> str:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from ..data.errors import InputError
-from ..data.ids import UnknownGameError, resolve_game
+from ..data.ids import UnknownGameError, resolve_game, run_id
 from ..data.input_gate import parse_number, read_table, split_score_argument
 from ..data.limits import MAX_RUNS_PER_GAME, MAX_SCORE_FILE_BYTES, MAX_SCORE_ROWS, load_json
 from ..data.paths import read_regular_file
@@ -206,6 +206,17 @@ def observations_from_text(text: str, source: str, kind: str | None = None) -> l
     return observations_from_json(text, source) if kind == "json" else observations_from_csv(text, source)
 
 
+def decoded_text(file: Path, label: str, max_bytes: int = MAX_SCORE_FILE_BYTES) -> str:
+    """The UTF-8 text of a user's file (a BOM dropped), through the one path policy (a pipe or device is refused
+    before opening, the size bounded); InputError naming ``label`` and the line of a byte that is not UTF-8."""
+    data = read_regular_file(file, label, max_bytes)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{label}, line {line}: not UTF-8 (byte {data[error.start]:#04x}): save the file as UTF-8") from None
+
+
 def read_scores_file(path: str, stdin: io.TextIOBase | None = None) -> list[Observation]:
     """Observations from a CSV or JSON file, or from standard input when ``path`` is '-'."""
     if path == "-":
@@ -215,12 +226,7 @@ def read_scores_file(path: str, stdin: io.TextIOBase | None = None) -> list[Obse
     file = Path(path)
     if not file.exists() and not file.is_symlink():
         raise InputError(f"{path}: no such file")
-    data = read_regular_file(file, path, MAX_SCORE_FILE_BYTES)  # a pipe or device is refused before opening
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise InputError(f"{path}, line {line}: not UTF-8 (byte {data[error.start]:#04x}): save the file as UTF-8") from None
+    text = decoded_text(file, path)
     suffix = file.suffix.lower()
     kind = "json" if suffix == ".json" else "csv" if suffix in (".csv", ".tsv", ".txt") else None
     return observations_from_text(text, file.name, kind)
@@ -332,6 +338,11 @@ def group_runs(observations: Iterable[Observation], aliases: Mapping[str, str]) 
                 raise InputError(f"{observation.where}: {error}") from None
         column = observation.score_column
         value = parse_number(observation.score, observation.where + (f", column {column!r}" if column else ""))
+        if observation.seed is not None:
+            try:  # one rule for seeds wherever runs are read (data.ids.RUN_ID_RULE): "-1" and "1.5" are refused
+                observation = observation._replace(seed=str(run_id(observation.seed)))
+            except ValueError as error:
+                raise InputError(f"{observation.where}, seed: {error}") from None
         seen = seeds_seen.setdefault(game_id, {})
         if seen and (observation.seed is None or None in seen):
             first = next(iter(seen.values()))

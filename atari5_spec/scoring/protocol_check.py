@@ -19,3 +19,4 @@ class ProtocolCheck(NamedTuple):
     source: str               # where the facts came from (options, game ids, not given)
     messages: tuple[str, ...]
     max_episode_frames: int | None = None  # the evaluation's episode cap, when stated (scoring.protocol_conditions)
+    protocol_id: str | None = None  # the protocol of data/protocols.csv an episode table names (machado-2018)

@@ -30,12 +30,16 @@ from ..method.reference import SPEC_VERSION
 from ..data.datapackage import package_root, read_descriptor
 from ..data.errors import InputError
 
-__all__ = ["Signature", "BootSetting", "signature", "parse_signature", "data_package_version", "data_version_of", "TRANSFORM_LABEL",
+__all__ = ["Signature", "BootSetting", "GATE_ALLOWED", "signature", "parse_signature", "data_package_version", "data_version_of", "TRANSFORM_LABEL",
            "FIELD_ORDER", "KIND_SUFFIXES"]
 
 TRANSFORM_LABEL = "log10p1"  # phi(z) = log10(1 + max(0, z))
 # Field keys in the order they are written; the subset comes first and has no key.
-FIELD_ORDER = ("coef", "cal", "norm", "phi", "seeds", "boot", "data", "spec", "v")
+FIELD_ORDER = ("coef", "cal", "norm", "phi", "seeds", "boot", "gate", "protocol", "data", "spec", "v")
+# The gate: field's only value: the scores were scored past the input gate (SPEC.md, input rules), knowingly.
+GATE_ALLOWED = "implausible-allowed"
+# The protocol: field's value, a protocol_id of data/protocols.csv (the episode table's protocol column).
+_PROTOCOL_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 # What a signature can sign besides a plain score: "<subset> ratio" (relative_score), "<subset> same-setup ratio"
 # (relative_score(same_setup=True): another interval), "<subset> per-game" (predict).
 KIND_SUFFIXES = ("same-setup ratio", "ratio", "per-game")  # longest first: "same-setup ratio" ends with "ratio"
@@ -78,6 +82,8 @@ class Signature:
     boot: BootSetting | None = None     # bootstrap settings (seed interval only)
     data_version: str | None = None     # data: the data package version installed when it was computed
     spec_version: str | None = None     # spec: the version of SPEC.md the number follows (since format 1.1)
+    gate: str | None = None             # gate: "implausible-allowed" when scored past the input gate (format 1.2)
+    protocol: str | None = None         # protocol: the protocol_id the scored episode table names (format 1.2)
 
     @property
     def label(self) -> str:
@@ -87,6 +93,8 @@ class Signature:
     def format(self) -> str:
         """"1.1" for signatures with the spec: field, "1.0" for those with the data: field (atari5-spec >= 1.0.0),
         "0.1" for older ones."""
+        if self.gate is not None or self.protocol is not None:
+            return "1.2"
         if self.spec_version is not None:
             return "1.1"
         return "1.0" if self.data_version is not None else "0.1"
@@ -102,6 +110,10 @@ class Signature:
             out["seeds"] = ",".join(str(n) for n in self.seeds)
         if self.boot is not None:
             out["boot"] = str(self.boot)
+        if self.gate is not None:
+            out["gate"] = self.gate
+        if self.protocol is not None:
+            out["protocol"] = self.protocol
         if self.data_version is not None:
             out["data"] = self.data_version
         if self.spec_version is not None:
@@ -230,7 +242,12 @@ def parse_signature(text: str) -> Signature:
         if not match:
             raise _bad(text, f"boot: must be <resamples>,seed=<seed>,ci=<level>, not {values['boot']!r}")
         boot = BootSetting(int(match["n"]), int(match["seed"]), float(match["ci"]))
+    if "gate" in values and values["gate"] != GATE_ALLOWED:
+        raise _bad(text, f"gate: the only value is {GATE_ALLOWED}, not {values['gate']!r}")
+    if "protocol" in values and not _PROTOCOL_ID.match(values["protocol"]):
+        raise _bad(text, f"protocol: a protocol id of data/protocols.csv (machado-2018), not {values['protocol']!r}")
     return Signature(subset=subset, kind=kind, coefficients=coefficients, coefficients_digest=digest,
                      normalisation=values["norm"], transform=values["phi"], code_version=values["v"],
                      calibration=calibration, calibration_digest=calibration_digest, seeds=seeds, boot=boot,
-                     data_version=values.get("data"), spec_version=values.get("spec"))
+                     data_version=values.get("data"), spec_version=values.get("spec"), gate=values.get("gate"),
+                     protocol=values.get("protocol"))

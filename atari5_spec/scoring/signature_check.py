@@ -156,6 +156,9 @@ def _field_checks(sig: Signature, reported: ReportedLine | None, root: Path | No
         checks[-1] = FieldCheck("boot", str(sig.boot), None, DIFFERS,
                                 f"the pasted line's interval is at {reported.level}%, the signature says ci="
                                 f"{sig.boot.ci_percent:g}")
+    if sig.protocol is not None:
+        checks.append(FieldCheck("protocol", sig.protocol, None, UNCHECKED,
+                                 "the protocol the scored episode table names: compared with --scores"))
     data_here = data_package_version(package) if package else data_package_version(root)
     checks.append(_compare("data", sig.data_version, data_here,
                            "" if sig.data_version in (None, data_here) else
@@ -185,6 +188,10 @@ def _recompute(sig: Signature, reported: ReportedLine | None, scores: Any, root:
     here_seeds = None if again.seeds is None else ",".join(map(str, again.seeds))
     field_updates = [FieldCheck("seeds", given_seeds or "1 per game", here_seeds or "1 per game",
                                 MATCHES if given_seeds == here_seeds else DIFFERS, "seeds per game in these scores")]
+    if sig.protocol is not None or again.protocol is not None:
+        field_updates.append(FieldCheck("protocol", sig.protocol, again.protocol,
+                                        MATCHES if sig.protocol == again.protocol else DIFFERS,
+                                        "the protocol these scores' episode table names"))
     if sig.format != "0.1" and (again.calibration is None) != (sig.calibration is None):  # 0.1 had no cal:
         field_updates.append(FieldCheck("cal", None if sig.calibration is None else
                                         f"{sig.calibration}@{sig.calibration_digest}",
@@ -299,6 +306,7 @@ def check_signature(text: str, scores: Any = None, root: Path | None = None) -> 
         updates, results = _recompute(sig, reported, scores, root)
         by_name = {c.field: c for c in updates}
         fields = [by_name.pop(c.field, c) if c.status != DIFFERS else c for c in fields]
+        fields += [c for c in by_name.values() if c.status == DIFFERS]  # scores naming a protocol the line does not
         fields = [_boot_from_interval(c, fields, results) if c.field == "boot" and c.status != DIFFERS else c
                   for c in fields]
     return SignatureCheck(sig, reported, tuple(fields), tuple(results))

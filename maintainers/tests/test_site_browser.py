@@ -271,7 +271,11 @@ def test_the_scorer_equals_python_over_many_inputs_in_both_ranges(visit, dataset
     for scores in scorer_inputs(dataset):
         fragment = "&".join(f"{g}={v}" for g, v in scores.items())
         set_hash(page, fragment)
-        result = atari5_spec.score(scores, n_bootstrap=0)
+        try:
+            result = atari5_spec.score(scores, n_bootstrap=0)
+        except atari5_spec.InputError:  # the input gate: the scorer refuses it too
+            assert read_scorer(page)["estimate"] == "-" and "refused" in page.text_content("#coverage"), scores
+            continue
         pi = result.prediction_interval
         ranges.add(pi.range if pi else None)
         estimates.append(result.estimate)
@@ -771,3 +775,19 @@ def test_without_javascript_the_comparison_gives_the_command(browser, site_folde
     assert "JavaScript, which is off" in note and "atari5-spec score --score battle_zone=N" in note
     assert "--relative-to BASELINE_ID" in note and "--same-setup" in note
     context.close()
+
+
+def test_the_scorer_refuses_what_the_command_refuses(visit):
+    """Issue 45: Battle Zone 2e9 and 1e300, Double Dunk 150 and five human-normalised fractions are refused by
+    `score` (the input gate) and by the web scorer, with the bounds the build exported."""
+    page = visit().open("score.html")
+    good = {"battle_zone": 31000, "double_dunk": -1.5, "name_this_game": 12000, "phoenix": 8000, "qbert": 15000}
+    cases = [dict(good, battle_zone=2000000000), dict(good, battle_zone="1e300"), dict(good, double_dunk=150),
+             {"battle_zone": 0.5, "double_dunk": 0.6, "name_this_game": 0.7, "phoenix": 0.5, "qbert": 0.6}]
+    for scores in cases:
+        with pytest.raises(atari5_spec.InputError):
+            atari5_spec.score(scores, n_bootstrap=0)
+        set_hash(page, "&".join(f"{g}={v}" for g, v in scores.items()))
+        assert read_scorer(page)["estimate"] == "-" and "refused" in page.text_content("#coverage"), scores
+    set_hash(page, "&".join(f"{g}={v}" for g, v in good.items()))
+    assert read_scorer(page)["estimate"] == printed(atari5_spec.score(good, n_bootstrap=0).estimate)

@@ -362,6 +362,29 @@
     if (node) node.textContent = text;
   }
 
+  /* The input gate of `score` (SPEC.md, input rules), with the bounds the build exported from
+     atari5_spec.data.limits: a value beyond max_abs or above its game's bound, and values that look like
+     human-normalised fractions, are refused, as the command refuses them. */
+  function gateRefusals(data, raw) {
+    var gate = data.gate, out = [], given = [], below = [];
+    data.games.forEach(function (g) {
+      var v = raw[g.id];
+      if (v === undefined) return;
+      if (Math.abs(v) > gate.max_abs) out.push(g.name + ": " + gNumber(v) + " is beyond " + gate.max_abs.toLocaleString("en-US") +
+                                                " in magnitude: no Atari game displays such a score");
+      else if (g.bound !== null && v > g.bound) out.push(g.name + ": " + gNumber(v) + " is above " + gNumber(g.bound) +
+        ", the largest raw score the gate accepts for it (" + gNumber(gate.bound_factor) + " times the best published " +
+        "score's distance above random play; the best published is " + gNumber(g.best) + ")");
+      given.push(v);
+      if (v <= g.random) below.push(g.name);
+    });
+    if (given.length >= gate.min_games_for_fractions &&
+        given.every(function (v) { return Math.abs(v) <= gate.fraction_limit; }) && 2 * below.length > given.length)
+      out.push("every score is within " + gNumber(gate.fraction_limit) + " of zero and " + below.length + " of " +
+               given.length + " games are at or below random play: these look like human-normalised fractions, not raw game scores");
+    return out;
+  }
+
   function scorer(data) {
     var form = document.getElementById("scorer");
     var games = {};
@@ -380,6 +403,7 @@
                                            "12,000 or 12k)");
         input.setAttribute("aria-invalid", text !== "" && !spec.plainNumber(text) ? "true" : "false");
       });
+      refused = refused.concat(gateRefusals(data, raw));
       state.sticky = form.elements.sticky.value;
       state.frames = form.elements.frames.value;
       state.episode_cap = form.elements.episode_cap ? form.elements.episode_cap.value : "";
