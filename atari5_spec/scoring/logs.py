@@ -142,7 +142,10 @@ def _csv_header(text: str) -> list[str]:
     import io
 
     first = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
-    return [cell.strip() for cell in next(csv.reader(io.StringIO(first)), [])]
+    try:
+        return [cell.strip() for cell in next(csv.reader(io.StringIO(first)), [])]
+    except csv.Error:  # no header a log writes (a field over csv's limit): the scores reader judges the file
+        return []
 
 
 def detect_format(path: str, text: str | None = None, episode_columns: Iterable[str] = ()) -> str:

@@ -24,6 +24,7 @@ from ..data.errors import InputError
 from ..data.paths import package_file
 from ..method.pinned import load_coefficient_set
 from ..method.reference import SPEC_VERSION
+from .logs import LogReading
 from .signature import TRANSFORM_LABEL, Signature, data_package_version, parse_signature
 
 __all__ = ["FieldCheck", "ReportedLine", "SignatureCheck", "check_signature", "parse_reported_line"]
@@ -256,7 +257,8 @@ def _interval_with_the_signed_calibration(sig: Signature, reported: ReportedLine
     name, _, digest = named.rpartition("@")
     calibration = read_named_calibration(coefficients.path, name)  # exactly that edition, when it is here
     if calibration is not None and calibration.digest == digest:
-        runs = {g: v for g, v in runs_from(scores, load_aliases(root)).items() if g in coefficients.constants}
+        given = scores.observations if isinstance(scores, LogReading) else scores  # what a file or log gave
+        runs = {g: v for g, v in runs_from(given, load_aliases(root)).items() if g in coefficients.constants}
         return _prediction_interval(coefficients.subsets[sig.subset], runs, result.estimate, result.interval,
                                     calibration, pi.level if pi else float(reported.level) / 100,
                                     read_calibration_intervals(coefficients.path, calibration))
