@@ -252,3 +252,50 @@ def test_runs_are_normalised_with_the_agent57_constants(dataset):
     expected = (np.array([21.0, -20.7]) - pong["random_score"]) / (pong["human_score"] - pong["random_score"])
     np.testing.assert_allclose(matrix[:, 0], expected)
     assert scipy.stats.trim_mean(matrix, 0.25, axis=None) == ra.point_statistics(matrix)["iqm"]
+
+
+# --- the input gate of `score` (atari5_spec.data.limits) and standard input, in `aggregate` ---------------------
+
+GATED_RUNS = ("agent,game,seed,score\nA,double_dunk,0,150\nA,double_dunk,1,-10\n"
+              "A,battle_zone,0,10000\nA,battle_zone,1,12000\n")
+FRACTION_RUNS = "agent,game,seed,score\n" + "".join(
+    f"A,{g},{s},{v}\n" for g, v in (("battle_zone", 0.4), ("double_dunk", -0.5), ("name_this_game", 0.2),
+                                     ("phoenix", 0.9), ("qbert", 0.1)) for s in (0, 1))
+
+
+def test_aggregate_reads_standard_input_as_the_file(tmp_path, capsys, monkeypatch, dataset):
+    text = ("agent,game,seed,score\nA,pong,0,10\nA,pong,1,12\nA,qbert,0,5000\nA,qbert,1,7000\n"
+            "B,pong,0,-3\nB,pong,1,1\nB,qbert,0,800\nB,qbert,1,1200\n")
+    path = tmp_path / "runs.csv"
+    path.write_text(text, encoding="utf-8")
+    assert cli.main(["aggregate", str(path), "--json", "--resamples", "200"]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8"))
+    assert cli.main(["aggregate", "-", "--json", "--resamples", "200"]) == 0
+    assert json.loads(capsys.readouterr().out) == from_file
+
+
+def test_aggregate_refuses_a_score_above_the_games_bound_with_the_place(tmp_path, capsys, monkeypatch):
+    from atari5_spec.data.limits import upper_bounds
+    from atari5_spec.scoring.estimate import published_extremes
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(GATED_RUNS.encode("utf-8")), encoding="utf-8"))
+    assert cli.main(["aggregate", "-"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: <stdin>, line 2, column 'score': double_dunk 150 is above")
+    assert "--allow-implausible" in err and err.count("\n") == 1 and "Traceback" not in err
+    bound = upper_bounds({"double_dunk": (-18.6, -16.4)}, {"double_dunk": published_extremes()["double_dunk"][1]})
+    assert -10 < bound["double_dunk"] < 150
+
+
+def test_aggregate_refuses_fractions_and_allow_implausible_says_what_it_let_through(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    path.write_text(FRACTION_RUNS, encoding="utf-8")
+    assert cli.main(["aggregate", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}, line 2, column 'score' (agent 'A'): every score is within 2")
+    assert "human-normalised fractions" in err and err.count("\n") == 1
+    assert cli.main(["aggregate", str(path), "--allow-implausible", "--json", "--resamples", "100"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["agents"]["A"]
+    assert captured.err.count("note: scored past the gate (--allow-implausible)") == 1

@@ -31,7 +31,8 @@ from atari5_spec.data.ids import UnknownGameError, game_aliases, resolve_game
 from atari5_spec.method.reference import human_normalised
 from atari5_spec.method.training import canonical_games
 from atari5_spec_research.analyses.run_aggregates import RunAggregates, aggregate_runs
-from atari5_spec_research.analyses.runs_input import benchmark_runs, normalised_curves, normalised_runs, read_runs, runs_from_text
+from atari5_spec_research.analyses.runs_input import (benchmark_runs, implausible_runs, normalised_curves, normalised_runs,
+                                                     read_runs, runs_from_text)
 from atari5_spec_research.analyses.sample_efficiency import CurveAggregates, aggregate_curves_of
 
 __all__ = ["RunsMatrix", "human_normalised_runs", "aggregate", "aggregate_curves", "aggregate_file"]
@@ -288,24 +289,30 @@ def aggregate_curves(runs, frames=None, games: Sequence[str] | None = None, fram
 
 
 def aggregate_file(path: str | os.PathLike, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0,
-                   frame_skip: int | None = None, dataset=None) -> RunAggregates | CurveAggregates:
-    """``atari5-spec aggregate RUNS``: the file read once; with a frames or steps column, the curves
-    (:func:`aggregate_curves`), otherwise the final aggregates (:func:`aggregate`)."""
+                   frame_skip: int | None = None, dataset=None,
+                   allow_implausible: bool = False) -> RunAggregates | CurveAggregates:
+    """``atari5-spec aggregate RUNS``: the file (or standard input, '-') read once and held to the input gate
+    (:func:`~atari5_spec_research.analyses.runs_input.implausible_runs`; ``allow_implausible`` lets it through,
+    said in the notes); with a frames or steps column, the curves (:func:`aggregate_curves`), otherwise the final
+    aggregates (:func:`aggregate`)."""
     _checked_bootstrap(n_resamples, confidence)
     if dataset is None:
         from atari5_spec.data.loading import load
 
         dataset = load()
-    table = read_runs(Path(path), dataset.games, frame_skip)
+    source = "<stdin>" if str(path) == "-" else str(path)
+    table = read_runs(path, dataset.games, frame_skip)
+    allowed = implausible_runs(table, dataset.games, source, dataset.root, allow_implausible)
     if "frames" in table.columns:
-        return _curves_of(table, dataset, str(path), frame_skip, n_resamples, confidence, seed)
-    normalised, notes = _normalised(table, dataset, str(path))
+        result = _curves_of(table, dataset, source, frame_skip, n_resamples, confidence, seed)
+        return result._replace(notes=(*allowed, *result.notes))
+    normalised, notes = _normalised(table, dataset, source)
     try:
         result = aggregate_runs(normalised.scores, normalised.games, n_resamples=n_resamples, confidence=confidence,
                                 seed=seed)
     except ValueError as error:
         raise InputError(str(error)) from None
-    return result._replace(notes=(*notes, *result.notes))
+    return result._replace(notes=(*allowed, *notes, *result.notes))
 
 
 def aggregate(runs, games: Sequence[str] | None = None, n_resamples: int = 2000, confidence: float = 0.95,

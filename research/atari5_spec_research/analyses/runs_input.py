@@ -39,6 +39,7 @@ from atari5_spec.data.input_gate import parse_count, parse_number, read_table
 from atari5_spec.data.limits import MAX_AGENTS, MAX_RUNS_PER_GAME, MAX_SCORE_ROWS, escaped
 
 __all__ = ["RUN_COLUMNS", "X_COLUMNS", "AMBIGUOUS_X_COLUMNS", "read_runs", "runs_from_text", "benchmark_runs",
+           "implausible_runs",
            "AgentRuns", "normalised_runs", "AgentCurves", "normalised_curves"]
 
 RUN_COLUMNS = {"agent": ("agent", "algorithm"), "game": ("game", "env", "environment"),
@@ -160,21 +161,68 @@ def runs_from_text(text: str, source: str, games: pd.DataFrame, frame_skip: int 
     return pd.DataFrame.from_records(records, columns=columns)
 
 
-def read_runs(path: str | Path, games: pd.DataFrame, frame_skip: int | None = None) -> pd.DataFrame:
-    """:func:`runs_from_text` on a file; a missing or unreadable file is an InputError."""
+def read_runs(path: str | Path, games: pd.DataFrame, frame_skip: int | None = None, stdin=None) -> pd.DataFrame:
+    """:func:`runs_from_text` on a file, or on standard input when ``path`` is '-' (bounded as a file is); a
+    missing or unreadable file is an InputError."""
     from atari5_spec.data.limits import MAX_SCORE_FILE_BYTES
     from atari5_spec.data.paths import read_regular_file
 
-    path = Path(path)
-    if not path.exists() and not path.is_symlink():
-        raise InputError(f"{path}: cannot read the runs file (no such file)")
-    data = read_regular_file(path, str(path), MAX_SCORE_FILE_BYTES)  # a pipe or device is refused before opening
+    if str(path) == "-":
+        import sys
+
+        source = "<stdin>"
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        data = stream.read(MAX_SCORE_FILE_BYTES + 1)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if len(data) > MAX_SCORE_FILE_BYTES:
+            raise InputError(f"{source}: more than the limit of {MAX_SCORE_FILE_BYTES:,} bytes: split the runs")
+    else:
+        path = Path(path)
+        source = str(path)
+        if not path.exists() and not path.is_symlink():
+            raise InputError(f"{path}: cannot read the runs file (no such file)")
+        data = read_regular_file(path, source, MAX_SCORE_FILE_BYTES)  # a pipe or device is refused before opening
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
-        raise InputError(f"{path}, line {line}: not UTF-8 (byte {data[error.start]:#04x}): save the file as UTF-8") from None
-    return runs_from_text(text, str(path), games, frame_skip)
+        raise InputError(f"{source}, line {line}: not UTF-8 (byte {data[error.start]:#04x}): save the file as UTF-8") from None
+    return runs_from_text(text, source, games, frame_skip)
+
+
+def implausible_runs(runs: pd.DataFrame, games: pd.DataFrame, source: str, root=None,
+                     allow: bool = False) -> list[str]:
+    """The input gate of :mod:`atari5_spec.data.limits` on a runs frame (:func:`runs_from_text`): the per-game
+    bound on every row and the fractions rule on each agent's per-game means (of a learning curve: its last
+    point). InputError naming the first place it refuses; with ``allow`` (``--allow-implausible``) the notes
+    saying what it would have refused (empty when nothing)."""
+    from atari5_spec.data.limits import ALLOW_OPTION, bound_problem, fractions_problem, upper_bounds
+    from atari5_spec.scoring.estimate import published_extremes
+
+    table = games.set_index("game_id")[["random_score", "human_score"]].astype(float).dropna()
+    constants = {g: (float(r), float(h)) for g, (r, h) in table.iterrows()}
+    best = {g: high for g, (_, high) in published_extremes(root).items()}
+    bounds = upper_bounds(constants, best)
+    problems = []
+    for game, score, line in zip(runs["game_id"], runs["score"], runs["line"]):
+        problem = bound_problem(game, float(score), bounds, best)
+        if problem:
+            where = f"{source}, line {int(line)}, column 'score'"
+            if not allow:
+                raise InputError(f"{where}: {problem}")
+            problems.append(f"{where}: {problem}")
+    for agent in dict.fromkeys(runs["agent"]):
+        own = runs[runs["agent"] == agent]
+        if "frames" in own.columns:
+            own = own[own["frames"] == own.groupby("game_id")["frames"].transform("max")]
+        problem = fractions_problem(own.groupby("game_id")["score"].mean().to_dict(), constants)
+        if problem:
+            where = f"{source}, line {int(own['line'].min())}, column 'score' (agent {escaped(agent)!r})"
+            if not allow:
+                raise InputError(f"{where}: {problem}")
+            problems.append(f"{where}: {problem}")
+    return [f"scored past the gate ({ALLOW_OPTION}): {p}" for p in problems]
 
 
 def benchmark_runs(runs: pd.DataFrame, games: pd.DataFrame, source: str = "runs") -> tuple[pd.DataFrame, list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from atari5_spec.data.errors import InputError
+from atari5_spec.data.limits import ALLOW_OPTION
 from atari5_spec.cli.options import add_package_option
 
 
@@ -93,7 +94,8 @@ def _cmd_aggregate(args) -> int:
         output_file(args.figure, "--figure")  # the output policy, checked before any work (and again when writing)
     # The API function, so a notebook gets the same gate and the same notes (games outside the 57, one run per game).
     result = aggregate_file(args.runs, n_resamples=args.resamples, confidence=args.confidence, seed=args.seed,
-                            frame_skip=args.frame_skip, dataset=load(args.path))
+                            frame_skip=args.frame_skip, dataset=load(args.path),
+                            allow_implausible=args.allow_implausible)
     curves = isinstance(result, CurveAggregates)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -154,7 +156,8 @@ def add_analysis_commands(commands) -> None:
                                         "human): IQM, median, mean and optimality gap with stratified bootstrap "
                                         "intervals, probability of improvement between agents, performance "
                                         "profiles, the ALE paper's score distribution and paired Welch tests.")
-    p.add_argument("runs", help="CSV file with columns agent, game, seed, score (raw scores, any game spelling); "
+    p.add_argument("runs", help="CSV file ('-' for standard input) with columns agent, game, seed, score (raw "
+                                "scores, any game spelling); "
                                 "with a 'frames' column (or 'steps' and --frame-skip), one row per point of each "
                                 "learning curve, the output is IQM and median against frames with bands")
     p.add_argument("--json", action="store_true", help="print the result as JSON (as --format json)")
@@ -169,6 +172,9 @@ def add_analysis_commands(commands) -> None:
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    p.add_argument(ALLOW_OPTION, dest="allow_implausible", action="store_true",
+                   help="aggregate scores the input gate refuses (above a game's bound, or what look like "
+                        "human-normalised fractions) knowingly; the notes say which")
     add_package_option(p)
     p.set_defaults(run=_cmd_aggregate)
 
