@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # pandas only for the annotation: scoring resolves names with
     import pandas as pd
 
 __all__ = ["algorithm_slug", "ALGORITHM_ID_PATTERN", "game_key", "game_aliases", "resolve_game",
-           "UnknownGameError", "EXTRA_GAME_SPELLINGS", "ALE_GAMES_OUTSIDE_THE_PACKAGE", "run_id", "RUN_ID_RULE"]
+           "UnknownGameError", "EXTRA_GAME_SPELLINGS", "ALE_GAMES_OUTSIDE_THE_PACKAGE", "run_id", "RUN_ID_RULE",
+           "WINDOWS_DEVICE_NAMES", "windows_device_name", "case_clash"]
 
 # One rule for the id of a run (a seed) wherever runs are read: a submission's scores.csv (its seed column,
 # an integer >= 0 in schemas/contribution-scores.schema.json), data/seed_scores.csv and budget_scores.csv, and
@@ -26,6 +27,12 @@ __all__ = ["algorithm_slug", "ALGORITHM_ID_PATTERN", "game_key", "game_aliases",
 RUN_ID_RULE = "a whole number 0 or more, in ASCII digits (e.g. 0, 1, 17)"
 
 ALGORITHM_ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+
+# Names Windows reserves for devices in every folder, in any case and with any extension ("aux", "NUL.txt",
+# "com1.csv"): a file or folder so named cannot be checked out there, so a merged one breaks every Windows
+# clone of the repository. COM0/LPT0 and the superscript digits are left out: the id pattern refuses them anyway.
+WINDOWS_DEVICE_NAMES = ("con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                        *(f"lpt{i}" for i in range(1, 10)))
 
 # Greek letters appear in a few published names (Sarsa-ε); spell them out so
 # that distinct names keep distinct slugs.
@@ -134,6 +141,23 @@ def resolve_game(name: str, aliases: Mapping[str, str]) -> str:
     close = difflib.get_close_matches(key, list(aliases), n=5, cutoff=0.6)
     suggestions = list(dict.fromkeys(aliases[k] for k in close))[:3]
     raise UnknownGameError(name, suggestions)
+
+
+def windows_device_name(name: str) -> str | None:
+    """The Windows device ``name`` stands for (WINDOWS_DEVICE_NAMES; any case, with or without an extension,
+    trailing spaces ignored as Windows ignores them), upper-cased as Windows spells it, or None."""
+    stem = str(name).split(".", 1)[0].rstrip(" ").casefold()
+    return stem.upper() if stem in WINDOWS_DEVICE_NAMES else None
+
+
+def case_clash(name: str, existing: Iterable[str]) -> str | None:
+    """The first of ``existing`` (sorted) that differs from ``name`` only by case, or None.
+
+    On a case-insensitive file system (macOS's and Windows' default) the two are one file or folder.
+    """
+    folded = str(name).casefold()
+    same = sorted(str(other) for other in existing if str(other) != str(name) and str(other).casefold() == folded)
+    return same[0] if same else None
 
 
 def run_id(text: str) -> int:

@@ -274,6 +274,14 @@ def test_every_pull_request_gets_the_review_even_one_touching_only_code(github):
     assert run["statuses"][-1][1] == 1
 
 
+def test_a_change_of_the_base_branch_runs_a_new_review():
+    """GitHub reports a pull request retargeted to another base as the action `edited`; without it in the
+    trigger's types the verdict against the old base stays up (issue 47)."""
+    on = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))[True]  # 'on' reads as True
+    assert set(on["pull_request_target"]["types"]) == {"opened", "synchronize", "reopened", "edited"}
+    assert "if" not in yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]["review"]  # never skipped
+
+
 def test_the_privileged_workflow_never_checks_out_installs_or_runs_pull_request_code():
     text = WORKFLOW.read_text(encoding="utf-8")
     workflow = yaml.safe_load(text)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from atari5_spec.data.datapackage import read_descriptor, read_json_file, schema_of
-from atari5_spec.data.ids import algorithm_slug
+from atari5_spec.data.ids import algorithm_slug, case_clash, windows_device_name
 from atari5_spec.data.validation import Problem
 from atari5_spec_maintainers.contributions.files import StoredFolder, _read_if_present, folder_label, folder_problems, submission_name
 from atari5_spec_maintainers.contributions.metadata import _as_written, metadata_problems, parse_yaml
@@ -24,7 +24,14 @@ def id_problems(submission_id: str, folder: Path, algorithms_schema: dict, name:
     pattern, longest = constraints.get("pattern", ".*"), constraints.get("maxLength")
     if (longest is None or len(submission_id) <= longest) and \
             re.fullmatch(pattern.removeprefix("^").removesuffix("$"), submission_id):  # the length first
-        return []
+        device = windows_device_name(submission_id)
+        if device is None:
+            return []
+        return [Problem(_display(folder), None, None,
+                        f"the folder name {submission_id!r} is a Windows device name ({device}): a folder so "
+                        "named cannot be checked out on Windows",
+                        f"rename the folder, e.g. to {submission_id + '-agent'!r}: the folder name is the "
+                        "algorithm's id")]
     try:
         suggestion = algorithm_slug(name or submission_id)[:longest]
     except ValueError:
@@ -56,6 +63,24 @@ def id_collision_problems(folder: Path, submission_id: str, corrects: Any, datas
                                 f"for a new result, rename the folder (e.g. {submission_id}-{_dt.date.today().year}); "
                                 f"to correct its numbers, set corrects: {submission_id} and drop name and protocol"))
     return problems
+
+
+def case_clash_problems(folder: Path, submission_id: str, dataset) -> list[Problem]:
+    """The folder name is not an existing algorithm id or contributions/ folder in another case.
+
+    The id pattern admits lower case only, so this names what a refused name collides with; it also keeps a
+    folder the pattern admits from sharing one folder with another on a case-insensitive file system.
+    """
+    names = set(dataset.algorithms["algorithm_id"])
+    if dataset.root is not None and (Path(dataset.root) / "contributions").is_dir():
+        names |= {p.name for p in (Path(dataset.root) / "contributions").iterdir()}
+    clash = case_clash(submission_id, names)
+    if clash is None:
+        return []
+    return [Problem(_display(folder), None, None,
+                    f"the folder name {submission_id!r} differs only by case from {clash!r}: on a "
+                    "case-insensitive file system (macOS, Windows) the two are one folder",
+                    "rename the folder: every submission needs a name of its own")]
 
 
 def read_submission(path: str | Path | StoredFolder, dataset, this_year: int | None = None, check_ids: bool = True
@@ -102,6 +127,8 @@ def read_submission(path: str | Path | StoredFolder, dataset, this_year: int | N
     # The folder name becomes the algorithm id (and, for a correction, the source id contrib-<id>).
     name = data.get("name") if isinstance(data.get("name"), str) else None
     naming = id_problems(submission_id, folder, schema_of(root, read_descriptor(root), "algorithms"), name)
+    if check_ids:
+        naming += case_clash_problems(folder, submission_id, dataset)
     if check_ids and not naming:
         naming = id_collision_problems(folder, submission_id, data.get("corrects"), dataset)
     if metadata is not None and any(s.kind == "budget" for s in scores) and not (
