@@ -25,15 +25,37 @@ def score_value(x):                           # section 1: None when refused
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
 
 
-def refused(params, subset, scores):          # sections 1 and 4, in this order
+def implausible(params, scores):              # section 1.1: (reason, games) or None
+    games = params["coefficients"]["games"]
+    best = params.get("input_rules", {}).get("best_published", {})
+    above = []
+    for g, values in scores.items():
+        if g in best and g in games:
+            r, h = games[g]["random"], games[g]["human"]
+            bound = r + 3 * max(best[g] - r, h - r)
+            if any(score_value(x) > bound for x in values):
+                above.append(g)
+    if above:
+        return "above-game-bound", sorted(above)
+    means = {g: sum(map(score_value, v)) / len(v) for g, v in scores.items() if g in games and v}
+    below = sorted(g for g, m in means.items() if m <= games[g]["random"])
+    if len(means) >= 3 and all(abs(m) <= 2 for m in means.values()) and 2 * len(below) > len(means):
+        return "looks-normalised", below
+    return None
+
+
+def refused(params, subset, scores):          # sections 1, 1.1 and 4, in this order
     games = params["coefficients"]["subsets"][subset]["games"]
     for reason, found in (("not-a-plain-number", sorted(g for g, v in scores.items()
                                                         if any(score_value(x) is None for x in v))),
-                          ("unknown-game", sorted(g for g in scores if g not in params["coefficients"]["games"])),
-                          ("missing-game", [g for g in games if not scores.get(g)])):
+                          ("unknown-game", sorted(g for g in scores if g not in params["coefficients"]["games"]))):
         if found:
             return {"reason": reason, "games": found}
-    return None
+    rule = implausible(params, scores) if "input_rules" in params else None
+    if rule:
+        return {"reason": rule[0], "games": rule[1]}
+    missing = [g for g in games if not scores.get(g)]
+    return {"reason": "missing-game", "games": missing} if missing else None
 
 
 def phi(z):                                   # section 3

@@ -11,7 +11,9 @@ either side of the range edge, the pooled and in-range calibrations, other level
 ratios of two papers and of one setup, with and without seeds; since spec 1.1 the cases spec 1.0 left silent (a
 seed interval that does not contain the estimate, a lower end below 0, printed ``-0.0``, a ratio above 1,000, an
 agent and a baseline at random play, a same-setup ratio seed interval reaching 0, a game of the version outside
-the subset) and the refusals (score text ``12,000``, ``-inf``, ``1e999``, a missing game, an unknown game), whose
+the subset) and the refusals (score text ``12,000``, ``-inf``, ``1e999``, a missing game, an unknown game; since
+spec 1.2 section 1.1's input rules: a score above its game's bound, inside or outside the subset, and
+human-normalised fractions, with the best published scores they use in ``input_rules``, kept as first written), whose
 ``expected`` is ``{"refused": {"reason": <code>, "games": [...]}}``. Scores are made for a target estimate by putting
 every game at the same normalised score ``Z = phi^-1(phi(target) / sum c_i)`` (no search). Expected outputs are
 :func:`atari5_spec.method.conformance.run_case` of the reference; each case is also run through
@@ -37,6 +39,7 @@ from atari5_spec.method import reference  # noqa: E402
 from atari5_spec.method.conformance import (  # noqa: E402
     TOLERANCE, VECTORS_PATH, differences, parameters_from_package, run_case)
 from atari5_spec.method.pinned import load_coefficient_set  # noqa: E402
+from atari5_spec.data.datapackage import read_descriptor  # noqa: E402
 from atari5_spec.data.errors import InputError  # noqa: E402
 
 VERSION = "paper-2023"
@@ -61,11 +64,23 @@ def scores_for(version, subset: str, target: float, seeds: int = 1, below: dict 
 
 def seed_interval(scores: dict, subset: str):
     version = load_coefficient_set(VERSION, ROOT)
-    if all(len(v) < 2 for v in scores.values()) or reference.refusal(scores, version.constants,
-                                                                     version.subsets[subset].games):
+    if all(len(v) < 2 for v in scores.values()) or reference.refusal(
+            scores, version.constants, version.subsets[subset].games, version.constants, bounds_of(ROOT, version)):
         return None
     result = atari5_spec.score(scores, subset=subset, coefficients=VERSION, partial=True)
     return list(result.interval)
+
+
+def best_published(root: Path, games: list[str]) -> dict[str, float]:
+    """SPEC.md section 1.1's best published raw score of each game: the highest in the package's data/scores.csv."""
+    from atari5_spec.scoring.estimate import published_extremes
+
+    extremes = published_extremes(root)
+    return {g: extremes[g][1] for g in games if g in extremes}
+
+
+def bounds_of(root: Path, version) -> dict[str, float]:
+    return reference.upper_bounds(version.constants, best_published(root, sorted(version.constants)))
 
 
 def agent(scores: dict, subset: str) -> dict:
@@ -164,6 +179,19 @@ def spec_1_1_cases(version, out: list, score_case) -> None:
                {g: v for g, v in one.items() if g != "qbert"})
     score_case("atari-5-refused-unknown-game", "a game the coefficient version does not have (qbret): refused", five,
                {**one, "qbret": [15877.41]})
+    # spec 1.2, section 1.1: the input rules
+    score_case("atari-5-refused-above-game-bound", "double_dunk 150 (the best published is 24): above its bound, "
+               "refused", five, {**one, "double_dunk": [150.0]})
+    score_case("atari-5-refused-above-bound-outside-subset", "amidar, a game of the version outside Atari-5, at "
+               "1e8: the input rules see every game given, refused", five, {**one, "amidar": [1e8]})
+    score_case("atari-5-refused-looks-normalised", "five human-normalised fractions given as raw scores: refused, "
+               "naming the games at or below random play", five,
+               {"battle_zone": [0.4], "double_dunk": [-0.5], "name_this_game": [0.2], "phoenix": [0.9],
+                "qbert": [0.1]})
+    score_case("atari-5-fractions-rule-needs-most-below-random", "values within 2 of zero, but only two of five "
+               "at or below random play: not fractions, scored", five,
+               {**{g: [1.5] for g in ("double_dunk", "battle_zone")},
+                **{g: one[g] for g in ("name_this_game", "phoenix", "qbert")}})
     score_case("atari-5-extra-game-not-used", "amidar is a game of the version, not of Atari-5: not used", five,
                {**one, "amidar": [1719.5]})
     # five games whose 30 seeds average just below random play, one seed far below: every resample is clipped at
@@ -182,8 +210,9 @@ def spec_1_1_cases(version, out: list, score_case) -> None:
     score_case("atari-5-lower-end-minus-zero", "a lower end in (-0.05, 0): printed -0.0", five,
                scores_for(version, five, 0.97 * 10.0 ** h - 1.0), "paper-2023.in-range.2")
     random_play = {g: [version.constants[g][0]] for g in version.subsets[five].games}
-    ratio_of(out, "ratio-above-1000", "a ratio above 1,000: three decimals, no thousands grouping",
-             scores_for(version, five, 60000.0), scores_for(version, five, 50.0), False)
+    ratio_of(out, "ratio-above-1000", "a ratio above 1,000: three decimals, no thousands grouping (since spec 1.2 "
+             "the agent inside section 1.1's bounds)", scores_for(version, five, 3000.0),
+             scores_for(version, five, 2.5), False)
     ratio_of(out, "ratio-agent-at-random", "the agent at random play (E_A = 0): the ratio 0, log10 of it -inf, so no "
              "interval", random_play, scores_for(version, five, 100.0), False, five, "paper-2023.in-range.2")
     ratio_of(out, "ratio-baseline-at-random", "the baseline at random play (E_B = 0): refused", scores_for(version, five, 100.0),
@@ -231,7 +260,11 @@ def vectors_text(root: Path, pinned: dict | None = None) -> str:
     vectors = {"spec_version": reference.SPEC_VERSION, "spec": "SPEC.md",
                "generated_by": "scripts/make_conformance_vectors.py (the reference, atari5_spec/method/reference.py)",
                "tolerance": "1e-9 x max(1, |expected|) for numbers; printed strings and nulls exactly",
-               **parameters_from_package(root, VERSION, TABLES, games), "cases": []}
+               **parameters_from_package(root, VERSION, TABLES, games),
+               # an input, not a pinned file's copy: kept as written (the data's best scores only grow)
+               "input_rules": (pinned or {}).get("input_rules") or {
+                   "data_version": read_descriptor(root)["version"], "best_published": best_published(root, games)},
+               "cases": []}
     for case in cases(version):
         case["expected"] = run_case(vectors, case)
         cross_check(case, case["expected"])
@@ -246,8 +279,9 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the file differs")
     args = parser.parse_args(argv)
     path = args.package / VECTORS_PATH
-    text = vectors_text(args.package, None if args.check or not path.is_file() else
-                        json.loads(path.read_text(encoding="utf-8")))
+    written = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    # --check keeps no case as written (each is recomputed), only the input rules' inputs
+    text = vectors_text(args.package, {"input_rules": (written or {}).get("input_rules")} if args.check else written)
     if args.check:
         if not path.is_file():
             print(f"{path}: missing")

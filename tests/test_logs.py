@@ -306,7 +306,7 @@ def test_log_options_need_a_log(tmp_path, capsys):
 
 def test_a_signature_with_a_protocol_reads_back():
     text = ("Atari-5|coef:paper-2023@071b0e4b|norm:agent57-human|phi:log10p1|protocol:machado-2018|data:1.95.0|"
-            "spec:1.1|v:1.2.0")
+            "spec:1.2|v:1.2.0")
     parsed = parse_signature(text)
     assert parsed.protocol == "machado-2018" and parsed.format == "1.2" and str(parsed) == text
     with pytest.raises(InputError, match="protocol: a protocol id"):

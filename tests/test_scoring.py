@@ -235,6 +235,21 @@ def test_implausible_scores_are_refused_or_scored_knowingly(dataset, table3, ata
     assert score(raw).warnings == ()
 
 
+def test_the_gate_holds_both_sides_of_a_ratio(dataset, table3, atari5_games):
+    """Issue 45: one gate, the baseline's given scores too (before, relative_score checked neither side)."""
+    raw = dataset_subset_scores(dataset, table3[0]["algorithm_id"], atari5_games)
+    implausible = dict(raw, double_dunk=150.0)
+    with pytest.raises(InputError, match="^baseline: .*double_dunk"):
+        atari5_spec.relative_score(raw, implausible)
+    with pytest.raises(InputError, match="^scores.*double_dunk"):
+        atari5_spec.relative_score(implausible, raw)
+    knowingly = atari5_spec.relative_score(raw, implausible, allow_implausible=True)
+    assert knowingly.parsed_signature.gate == "implausible-allowed"
+    assert knowingly.baseline.implausible_allowed and not knowingly.agent.implausible_allowed
+    assert knowingly.ratio == score(raw).estimate / score(implausible, allow_implausible=True).estimate
+    assert atari5_spec.relative_score(raw, dict(raw, qbert=raw["qbert"] * 1.5)).parsed_signature.gate is None
+
+
 # --- signature, versions -----------------------------------------------------------------------------------------
 
 def test_signature_fields(coefficients, atari5_games):
@@ -246,7 +261,7 @@ def test_signature_fields(coefficients, atari5_games):
     assert fields[3] == "norm:agent57-human"  # the paper's Table 12 constants
     assert fields[4] == "phi:log10p1"
     assert fields[-3].startswith("data:") and fields[-1] == f"v:{atari5_spec.__version__}"
-    assert fields[-2] == "spec:1.1"  # the SPEC.md version the number follows
+    assert fields[-2] == "spec:1.2"  # the SPEC.md version the number follows
 
 
 def test_unknown_version_is_an_input_error():

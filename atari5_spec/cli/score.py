@@ -321,7 +321,8 @@ def _cmd_score(args) -> int:
         stated_cap = _episode_frames(args.baseline_max_episode_frames, "--baseline-max-episode-frames")
         relative = relative_score(observations, baseline, **settings, same_setup=args.same_setup,
                                   max_episode_frames=cap,
-                                  baseline_max_episode_frames=stated_cap if stated_cap is not None else baseline_cap)
+                                  baseline_max_episode_frames=stated_cap if stated_cap is not None else baseline_cap,
+                                  allow_implausible=args.allow_implausible)
     if result.estimate is not None and not math.isfinite(result.estimate):  # no citable signature for inf
         raise InputError(f"the {result.subset} estimate of these scores is not a finite number: check the scores' "
                          "scale (raw game scores, not normalised)")

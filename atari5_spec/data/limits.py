@@ -19,8 +19,8 @@ the parsers, pandas or the arithmetic misbehave; CONTRIBUTING.md lists them.
   displays a billion points; the largest published raw score in the data is
   under five million). Scores far below random play are refused separately,
   per game, where the normalisation constants are known.
-* What cannot be a score (SPEC.md, "Input rules"; the last section below): a per-game bound, human-normalised
-  fractions given as raw scores, clipped returns.
+* What cannot be a score: a per-game bound and human-normalised fractions given as raw scores are SPEC.md's
+  input rules (section 1.1, in the reference); clipped returns of an episode list are the last section below.
 """
 
 from __future__ import annotations
@@ -36,8 +36,7 @@ __all__ = ["refuse_nul", "MAX_NESTING_DEPTH", "MAX_NUMBER_CHARS", "MAX_ABS_SCORE
            "MAX_SCORE_FILE_BYTES", "MAX_SCORE_ROWS", "MAX_RUNS_PER_GAME", "ASCII_NUMBER", "ASCII_INTEGER", "json_nesting_problem",
            "load_json", "control_character_problem", "FORBIDDEN_CHARACTER", "score_problem", "non_ascii_digit", "printable",
            "escaped", "MAX_AGENTS", "MAX_RESAMPLES",
-           "BOUND_FACTOR", "FRACTION_LIMIT", "MIN_GAMES_FOR_FRACTIONS", "ALLOW_OPTION", "CLIPPED_STEP",
-           "upper_bounds", "bound_problem", "fractions_problem", "clipped_problem"]
+           "ALLOW_OPTION", "CLIPPED_STEP", "clipped_problem"]
 
 MAX_NESTING_DEPTH = 32
 MAX_NUMBER_CHARS = 40
@@ -178,71 +177,22 @@ def score_problem(value: float) -> str | None:
     return None
 
 
-# --- what cannot be a score: the gate of `score`, the site's scorer, `aggregate` and `contribute` ---------------
+# --- clipped returns: the part of the gate only an episode list can show -------------------------------------
 #
-# The gate that refuses what cannot be a raw game score (SPEC.md, "Input rules"): one set of rules for
-# ``score``, the site's scorer, ``aggregate`` and ``contribute check``.
+# The input rules of SPEC.md section 1.1 (a per-game bound, human-normalised fractions given as raw scores) are
+# the reference's (atari5_spec.method.reference: BOUND_FACTOR, upper_bounds, games_above_bounds,
+# normalised_looking); the messages that name the place are atari5_spec.scoring.estimate's (bound_problem,
+# fractions_problem), used by ``score`` and ``aggregate``; the site's scorer gets the bounds
+# the build exports. ``ALLOW_OPTION`` overrides them knowingly: the output states it and the signature records
+# it (``gate:implausible-allowed``).
 #
-# Each rule is a small pure function that says why a value (or an agent's values) is not a raw game score, or
-# None; every reader applies them with its own place (file, line, column) and refuses with that place:
-#
-# * **a per-game bound** (:func:`upper_bounds`, :func:`bound_problem`): a score more than
-#   :data:`BOUND_FACTOR` times the best published score's distance above random play (or the human-random gap,
-#   when that is larger) above random play. No published agent comes near it; a score above it is a wrong game,
-#   a wrong unit or a typing slip far more often than a new record. Knowingly overridden with
-#   ``--allow-implausible`` (``allow_implausible=True``), which the output states and the signature records
-#   (``gate:implausible-allowed``).
-# * **human-normalised fractions given as raw scores** (:func:`fractions_problem`): three or more games, every
-#   one within :data:`FRACTION_LIMIT` of zero, and more than half of them at or below random play. Raw scores
-#   of a real agent look nothing like this (random play scores 2,360 at Battle Zone and 2,292 at Name This
-#   Game); fractions (0 = random, 1 = human) look exactly like it.
-# * **clipped returns** (:func:`clipped_problem`): an episode list of Battle Zone whose returns are not all
-#   multiples of 1,000. The ALE reads Battle Zone's score in thousands, so every raw return is a multiple of
-#   1,000, and a sum of rewards clipped to -1, 0 and 1 almost never is.
-#
-# The bounds are numbers in result objects, exported into the site's data, so the web scorer refuses what
-# the command refuses without a second copy. Standard library only: ``score`` imports it.
-BOUND_FACTOR = 3.0          # times the best published score's distance above random play
-FRACTION_LIMIT = 2.0        # |value| at or under this on every game, with most at or below random: fractions
-MIN_GAMES_FOR_FRACTIONS = 3  # fewer games say too little to call them fractions
+# **Clipped returns** (:func:`clipped_problem`) are not a scoring rule (a score file holds one number per seed):
+# an episode list of Battle Zone whose returns are not all multiples of 1,000. The ALE reads Battle Zone's score
+# in thousands, so every raw return is a multiple of 1,000, and a sum of rewards clipped to -1, 0 and 1 almost
+# never is.
 ALLOW_OPTION = "--allow-implausible"
 # Games whose raw score the ALE reads in fixed steps (src/games/supported/BattleZone.cpp: the digits times 1,000).
 CLIPPED_STEP = {"battle_zone": 1000}
-
-
-def upper_bounds(constants: Mapping[str, tuple[float, float]], best: Mapping[str, float]) -> dict[str, float]:
-    """Per game with constants (random, human) and a best published raw score: the largest raw score taken
-    as plausible, ``random + BOUND_FACTOR * max(best - random, human - random)``."""
-    bounds = {}
-    for game, (random, human) in constants.items():
-        if game in best and math.isfinite(best[game]):
-            bounds[game] = float(random + BOUND_FACTOR * max(best[game] - random, human - random))
-    return bounds
-
-
-def bound_problem(game: str, value: float, bounds: Mapping[str, float], best: Mapping[str, float]) -> str | None:
-    """Why ``value`` cannot be a raw score of ``game`` (above its bound), or None."""
-    bound = bounds.get(game)
-    if bound is None or value <= bound:
-        return None
-    return (f"{game} {value:g} is above {bound:g}, the largest raw score the gate accepts for it "
-            f"({BOUND_FACTOR:g} times the best published score's distance above random play; the best published "
-            f"is {best[game]:g}): check the game, the units (the episode's raw game score) and the digits, or give "
-            f"{ALLOW_OPTION} to score it knowingly (the output and the signature then record it)")
-
-
-def fractions_problem(means: Mapping[str, float], constants: Mapping[str, tuple[float, float]]) -> str | None:
-    """Why an agent's per-game values look like human-normalised fractions, not raw scores, or None."""
-    usable = {g: v for g, v in means.items() if g in constants}
-    if len(usable) < MIN_GAMES_FOR_FRACTIONS or any(abs(v) > FRACTION_LIMIT for v in usable.values()):
-        return None
-    below = sorted(g for g, v in usable.items() if v <= constants[g][0])
-    if 2 * len(below) <= len(usable):
-        return None
-    return (f"every score is within {FRACTION_LIMIT:g} of zero and {len(below)} of {len(usable)} games are at or "
-            f"below random play ({', '.join(below)}): these look like human-normalised fractions (0 = random, "
-            "1 = human), not raw game scores; give the raw score of each game (random play scores "
-            f"{constants[below[0]][0]:g} at {below[0]}), or {ALLOW_OPTION} if they are raw")
 
 
 def clipped_problem(game: str, returns: Iterable[float]) -> str | None:

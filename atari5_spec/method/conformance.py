@@ -43,9 +43,14 @@ def _table(vectors: dict, name: str) -> reference.IntervalTable:
 
 
 def _refused(vectors: dict, subset: str, scores: dict[str, list]) -> dict | None:
-    """The case's refusal (SPEC.md sections 1 and 4) as the vectors give it, or None."""
-    found = reference.refusal(scores, vectors["coefficients"]["games"],
-                              vectors["coefficients"]["subsets"][subset]["games"])
+    """The case's refusal (SPEC.md sections 1, 1.1 and 4) as the vectors give it, or None; the input rules
+    (section 1.1) with the file's ``input_rules.best_published``."""
+    games = vectors["coefficients"]["games"]
+    constants = {g: (c["random"], c["human"]) for g, c in games.items()}
+    best = vectors.get("input_rules", {}).get("best_published", {})  # spec 1.1 files have no input rules
+    found = reference.refusal(scores, games, vectors["coefficients"]["subsets"][subset]["games"],
+                              constants if "input_rules" in vectors else None,
+                              reference.upper_bounds(constants, best) if best else None)
     return None if found is None else {"reason": found[0], "games": found[1]}
 
 

@@ -29,16 +29,25 @@ __all__ = ["SPEC_VERSION", "IN_RANGE_MIN", "human_normalised", "log_transform", 
            "seed_means", "subset_estimate", "range_of", "IntervalRow", "IntervalTable", "read_interval_table",
            "interval_row", "pinned_margin", "DIRECTION_INTERVALS", "combine_half_widths", "interval_half_widths", "prediction_interval", "seed_half_widths", "ratio_interval",
            "same_setup_ratio_interval", "printed", "bootstrap_means", "percentile_interval", "PRINTED_FORMATS", "ratio_decision",
-           "PLAIN_NUMBER", "REFUSALS", "read_score", "refusal"]
+           "PLAIN_NUMBER", "REFUSALS", "read_score", "refusal",
+           "BOUND_FACTOR", "FRACTION_LIMIT", "MIN_GAMES_FOR_FRACTIONS", "upper_bounds", "games_above_bounds",
+           "normalised_looking"]
 
-SPEC_VERSION = "1.1"          # SPEC.md's version; the signature names it (``spec:``)
+SPEC_VERSION = "1.2"          # SPEC.md's version; the signature names it (``spec:``)
 IN_RANGE_MIN = 40.0           # the range edge: the paper's inclusion rule (a median of 40), applied to the estimate
 PLAIN_NUMBER = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?"  # section 1: a score; anything else is refused
 PRINTED_FORMATS = {"estimate": ",.1f", "interval": ",.1f", "ratio": ".3f", "ratio interval": ".3f"}  # ratios ungrouped
-REFUSALS = ("not-a-plain-number", "unknown-game", "missing-game", "baseline-at-random")  # sections 1, 4, 9: reasons
+REFUSALS = ("not-a-plain-number", "unknown-game", "above-game-bound", "looks-normalised", "missing-game",
+            "baseline-at-random")  # sections 1, 1.1 (input rules), 4, 9: reasons, in the order they are checked
+# Section 1.1, the input rules: what cannot be a raw game score. No published agent comes near a game's bound, and
+# raw scores of a real agent look nothing like fractions in [-2, 2] mostly at or below random play (random play
+# scores 2,360 at Battle Zone), while human-normalised fractions (0 = random, 1 = human) look exactly like that.
+BOUND_FACTOR = 3.0            # a game's bound: random + 3 x the larger of (best published - random), (human - random)
+FRACTION_LIMIT = 2.0          # every given game's mean within 2 of zero, more than half at or below random play
+MIN_GAMES_FOR_FRACTIONS = 3   # fewer games say too little to call them fractions
 
 
-# --- sections 1 and 4: what is refused ----------------------------------------------------------------------------
+# --- sections 1, 1.1 and 4: what is refused ----------------------------------------------------------------------------
 
 def read_score(value) -> float | None:
     """A score as a float, or None when section 1 refuses it: text that is not a plain decimal number, a value that
@@ -52,14 +61,47 @@ def read_score(value) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def refusal(scores: Mapping[str, Sequence], known, games: Sequence[str]) -> tuple[str, list[str]] | None:
+def upper_bounds(constants: Mapping[str, tuple[float, float]], best: Mapping[str, float]) -> dict[str, float]:
+    """Section 1.1: per game with constants (random, human) and a best published raw score, the largest raw score
+    taken as plausible, ``random + BOUND_FACTOR * max(best - random, human - random)``."""
+    return {game: float(random + BOUND_FACTOR * max(best[game] - random, human - random))
+            for game, (random, human) in constants.items() if game in best and math.isfinite(best[game])}
+
+
+def games_above_bounds(scores: Mapping[str, Sequence], bounds: Mapping[str, float]) -> list[str]:
+    """Section 1.1: the games (sorted) with a score above their bound; a game without a bound has none."""
+    return sorted(g for g, values in scores.items() if g in bounds
+                  and any((read_score(x) or 0.0) > bounds[g] for x in values))
+
+
+def normalised_looking(means: Mapping[str, float], constants: Mapping[str, tuple[float, float]]) -> list[str]:
+    """Section 1.1: the games at or below random play (sorted) when the per-game means look like human-normalised
+    fractions (at least MIN_GAMES_FOR_FRACTIONS games with constants, every mean within FRACTION_LIMIT of zero, more
+    than half at or below random play); otherwise empty."""
+    usable = {g: v for g, v in means.items() if g in constants}
+    if len(usable) < MIN_GAMES_FOR_FRACTIONS or any(abs(v) > FRACTION_LIMIT for v in usable.values()):
+        return []
+    below = sorted(g for g, v in usable.items() if v <= constants[g][0])
+    return below if 2 * len(below) > len(usable) else []
+
+
+def refusal(scores: Mapping[str, Sequence], known, games: Sequence[str],
+            constants: Mapping[str, tuple[float, float]] | None = None,
+            bounds: Mapping[str, float] | None = None) -> tuple[str, list[str]] | None:
     """(reason, games) when ``scores`` must be refused, the first that applies of: a score section 1 refuses
-    (not-a-plain-number), a game outside ``known`` (unknown-game), a game of ``games`` without a score
-    (missing-game); None when they can be scored. A known game outside ``games`` is not used, not refused."""
-    for reason, found in (("not-a-plain-number", sorted(g for g, v in scores.items()
-                                                        if any(read_score(x) is None for x in v))),
-                          ("unknown-game", sorted(g for g in scores if g not in known)),
-                          ("missing-game", [g for g in games if not scores.get(g)])):
+    (not-a-plain-number), a game outside ``known`` (unknown-game), with ``bounds`` a score above its game's bound
+    (above-game-bound) and with ``constants`` means that look like fractions (looks-normalised) (section 1.1), a
+    game of ``games`` without a score (missing-game); None when they can be scored. A known game outside ``games``
+    is not used, not refused, but the input rules see it."""
+    for reason, rule in (("not-a-plain-number", lambda: sorted(g for g, v in scores.items()
+                                                                if any(read_score(x) is None for x in v))),
+                          ("unknown-game", lambda: sorted(g for g in scores if g not in known)),
+                          ("above-game-bound", lambda: games_above_bounds(scores, bounds) if bounds else []),
+                          ("looks-normalised", lambda: normalised_looking(
+                              seed_means({g: [read_score(x) for x in v] for g, v in scores.items() if v}),
+                              constants) if constants else []),
+                          ("missing-game", lambda: [g for g in games if not scores.get(g)])):
+        found = rule()
         if found:
             return reason, found
     return None

@@ -51,14 +51,15 @@ __all__ = ["score", "ScoreResult", "SubsetScore", "BootstrapSettings", "Predicti
            "ProtocolCheck", "protocol_check", "stated_protocol", "score_runs", "bootstrap_estimates", "check_settings",
            "signature", "Signature", "parse_signature", "model_estimate", "resolve_subset", "runs_from", "as_coefficient_set", "games_table",
            "load_aliases", "REPORTED_SUBSETS", "TRANSFORM_LABEL", "BOOTSTRAP_METHOD", "protocol_messages",
-           "withheld_note", "unpinned_table"]
+           "withheld_note", "unpinned_table", "published_extremes", "implausible_scores", "bound_problem",
+           "fractions_problem"]
 
 # The subsets reported beside the requested one (DQN-7 is the paper's weak
 # baseline: computed only when asked for by name).
 REPORTED_SUBSETS = ("Atari-1", "Atari-3", "Atari-5", "Atari-10", "Atari-3-Val", "Atari-5-Val")
 BOOTSTRAP_METHOD = ("percentile bootstrap over seeds: each game's per-seed raw scores resampled with "
                     "replacement, independently per game; estimate recomputed from the resampled means")
-# A score far above anything published is refused by the input gate (data.limits.upper_bounds); one is
+# A score far above anything published is refused by the input gate (reference.upper_bounds, SPEC.md section 1.1); one is
 # flagged (computed anyway) when it is below random by more than the human-random gap (Z < -100)
 # and below every published score for the game.
 IMPLAUSIBLY_LOW_Z = -100.0
@@ -678,10 +679,9 @@ def implausible_scores(observations: list[Observation], runs: Mapping[str, tuple
     """The gate of :mod:`atari5_spec.data.limits` on an agent's scores: InputError naming the first place it refuses, or,
     with ``allow``, what it would have refused (empty when nothing)."""
     from ..data.ids import resolve_game
-    from ..data.limits import bound_problem, fractions_problem, upper_bounds
 
     best = {g: high for g, (_, high) in extremes.items()}
-    bounds = upper_bounds(constants, best)
+    bounds = reference.upper_bounds(constants, best)
     problems = []
     resolved: dict[str, str] = {}
     for observation in observations:
@@ -700,6 +700,33 @@ def implausible_scores(observations: list[Observation], runs: Mapping[str, tuple
             raise InputError(f"{first}: {fractions}")
         problems.append(fractions)
     return tuple(problems)
+
+
+def bound_problem(game: str, value: float, bounds: Mapping[str, float], best: Mapping[str, float]) -> str | None:
+    """Why ``value`` cannot be a raw score of ``game`` (SPEC.md section 1.1: above its bound), or None."""
+    from ..data.limits import ALLOW_OPTION
+
+    bound = bounds.get(game)
+    if bound is None or value <= bound:
+        return None
+    return (f"{game} {value:g} is above {bound:g}, the largest raw score the gate accepts for it "
+            f"({reference.BOUND_FACTOR:g} times the best published score's distance above random play; the best "
+            f"published is {best[game]:g}): check the game, the units (the episode's raw game score) and the digits, "
+            f"or give {ALLOW_OPTION} to score it knowingly (the output and the signature then record it)")
+
+
+def fractions_problem(means: Mapping[str, float], constants: Mapping[str, tuple[float, float]]) -> str | None:
+    """Why an agent's per-game means look like human-normalised fractions (SPEC.md section 1.1), or None."""
+    from ..data.limits import ALLOW_OPTION
+
+    below = reference.normalised_looking(means, constants)
+    if not below:
+        return None
+    usable = sum(1 for g in means if g in constants)
+    return (f"every score is within {reference.FRACTION_LIMIT:g} of zero and {len(below)} of {usable} games are at "
+            f"or below random play ({', '.join(below)}): these look like human-normalised fractions (0 = random, "
+            "1 = human), not raw game scores; give the raw score of each game (random play scores "
+            f"{constants[below[0]][0]:g} at {below[0]}), or {ALLOW_OPTION} if they are raw")
 
 
 def with_gate_allowed(result: ScoreResult, allowed: tuple[str, ...]) -> ScoreResult:

@@ -48,11 +48,13 @@ from .estimate import (
     as_coefficient_set,
     bootstrap_estimates,
     check_settings,
+    implausible_scores,
     load_aliases,
     percentile_interval,
     published_extremes,
     runs_from,
     score_runs,
+    with_gate_allowed,
 )
 from .display import result_html
 from .intervals import RATIO_DEFINITION, RatioInterval, SeedInterval, interval_text, within_margin_statement
@@ -113,8 +115,8 @@ def _baseline(baseline: Any) -> tuple[Any, BaselineEntry | None]:
 
 def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coefficients=None,
                    n_bootstrap: int = 10000, confidence: float = 0.95, seed: int = 0, same_setup: bool = False,
-                   max_episode_frames: int | None = None, baseline_max_episode_frames: int | None = None
-                   ) -> RelativeResult:
+                   max_episode_frames: int | None = None, baseline_max_episode_frames: int | None = None,
+                   allow_implausible: bool = False) -> RelativeResult:
     """The agent's score divided by a baseline's, both scored with the same settings (paper Table 5).
 
     ``baseline``: scores in any form :func:`atari5_spec.score` takes, or an algorithm id of the package
@@ -126,6 +128,10 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
     (shared error cancels). ``max_episode_frames``: the agent's evaluation episode cap (with ``same_setup``, also
     the baseline's unless ``baseline_max_episode_frames`` says otherwise; an algorithm id brings its recorded cap).
     A direction is stated only where the pair coverage was measured (see the module docstring).
+
+    Both sides' scores go through ``score``'s input gate (SPEC.md section 1.1; a package entry's published numbers
+    define the bounds, so only given scores are checked): InputError naming the place (``baseline:`` first for
+    the baseline's); ``allow_implausible`` lets them through, and the signature records it.
     """
     check_settings(n_bootstrap, confidence, seed)
     coefficient_set = as_coefficient_set(coefficients)
@@ -136,10 +142,17 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
         base_cap = entry.max_episode_frames if entry is not None else (agent_cap if same_setup else None)
     aliases, extremes = load_aliases(), published_extremes()
     agent_runs, baseline_runs = runs_from(scores, aliases), runs_from(baseline_scores, aliases)
+    agent_allowed = _gated(scores, agent_runs, aliases, coefficient_set.constants, extremes, allow_implausible)
+    base_allowed = () if entry is not None else _gated(baseline_scores, baseline_runs, aliases,
+                                                       coefficient_set.constants, extremes, allow_implausible,
+                                                       "baseline: ")
+    allowed = agent_allowed + base_allowed
     agent = score_runs(agent_runs, subset, coefficient_set, n_bootstrap, confidence, seed, extremes)
     base = score_runs(baseline_runs, subset, coefficient_set, n_bootstrap, confidence, seed, extremes)
     agent = with_conditions(agent, (), None, agent_cap, coefficient_set)
     base = with_conditions(base, (), None, base_cap, coefficient_set)
+    agent = with_gate_allowed(agent, agent_allowed) if agent_allowed else agent
+    base = with_gate_allowed(base, tuple(a.removeprefix("baseline: ") for a in base_allowed)) if base_allowed else base
     if agent.estimate is None or base.estimate is None:
         return RelativeResult(agent, base, None, None, None, None, entry, bool(same_setup))
     if base.estimate <= 0:
@@ -160,11 +173,27 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
     table = read_calibration_intervals(coefficient_set.path, calibration) if calibration is not None else None
     ratio = ratio_interval(agent, base, calibration, confidence, same_setup=same_setup, seed_interval=interval,
                            agent_cap=agent_cap, baseline_cap=base_cap, table=table)
-    return RelativeResult(agent, base, agent.estimate / base.estimate, interval,
-                          signature(agent.subset, coefficient_set, n_seeds, settings, relative=True,
-                                    calibration=ratio.calibration if ratio else None,
-                                    kind="same-setup ratio" if same_setup else None),
-                          ratio, entry, bool(same_setup))
+    text = signature(agent.subset, coefficient_set, n_seeds, settings, relative=True,
+                     calibration=ratio.calibration if ratio else None, kind="same-setup ratio" if same_setup else None)
+    if allowed:  # a ratio scored past the gate is never cited as one that passed it
+        from dataclasses import replace
+
+        from .signature import GATE_ALLOWED
+
+        text = str(replace(parse_signature(text), gate=GATE_ALLOWED))
+    return RelativeResult(agent, base, agent.estimate / base.estimate, interval, text, ratio, entry, bool(same_setup))
+
+
+def _gated(scores: Any, runs, aliases, constants, extremes, allow: bool, side: str = "") -> tuple[str, ...]:
+    """``score``'s input gate on one side's scores; its refusal (or, with ``allow``, what it let through) begins
+    with ``side``."""
+    from .estimate import _observations
+
+    observations = [] if isinstance(scores, Mapping) and not scores else _observations(scores)
+    try:
+        return tuple(side + a for a in implausible_scores(observations, runs, aliases, constants, extremes, allow))
+    except InputError as error:
+        raise InputError(f"{side}{error}") from None
 
 
 def measured_span(row: reference.IntervalRow | None) -> MeasuredRange | None:

@@ -36,7 +36,7 @@ __all__ = ["Signature", "BootSetting", "GATE_ALLOWED", "signature", "parse_signa
 TRANSFORM_LABEL = "log10p1"  # phi(z) = log10(1 + max(0, z))
 # Field keys in the order they are written; the subset comes first and has no key.
 FIELD_ORDER = ("coef", "cal", "norm", "phi", "seeds", "boot", "gate", "protocol", "data", "spec", "v")
-# The gate: field's only value: the scores were scored past the input gate (SPEC.md, input rules), knowingly.
+# The gate: field's only value: the scores were scored past the input gate (SPEC.md section 1.1, input rules), knowingly.
 GATE_ALLOWED = "implausible-allowed"
 # The protocol: field's value, a protocol_id of data/protocols.csv (the episode table's protocol column).
 _PROTOCOL_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

@@ -276,7 +276,7 @@ def test_aggregate_reads_standard_input_as_the_file(tmp_path, capsys, monkeypatc
 
 
 def test_aggregate_refuses_a_score_above_the_games_bound_with_the_place(tmp_path, capsys, monkeypatch):
-    from atari5_spec.data.limits import upper_bounds
+    from atari5_spec.method.reference import upper_bounds
     from atari5_spec.scoring.estimate import published_extremes
 
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(GATED_RUNS.encode("utf-8")), encoding="utf-8"))

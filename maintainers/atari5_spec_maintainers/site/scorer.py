@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from atari5_spec.data.frames import format_frames
-from atari5_spec.data.limits import BOUND_FACTOR, FRACTION_LIMIT, MAX_ABS_SCORE, MIN_GAMES_FOR_FRACTIONS, upper_bounds
+from atari5_spec.data.limits import MAX_ABS_SCORE
+from atari5_spec.method.reference import BOUND_FACTOR, FRACTION_LIMIT, MIN_GAMES_FOR_FRACTIONS, upper_bounds
 from atari5_spec.method import reference
 from atari5_spec.method.calibration import read_calibration, read_calibration_intervals
 from atari5_spec.method.pinned import CoefficientSet
@@ -156,7 +157,7 @@ def scorer_data(dataset, coefficients: CoefficientSet) -> dict[str, Any]:
                                   _bands(model, coefficients, calibration, table,
                                          options if name == MAIN_SUBSET else None)]})
     best = {g: float(v) for g, v in dataset.scores.groupby("game_id")["score"].max().items()}
-    bounds = upper_bounds(coefficients.constants, best)  # the input gate's numbers (SPEC.md, input rules)
+    bounds = upper_bounds(coefficients.constants, best)  # the input gate's numbers (SPEC.md section 1.1, input rules)
     return {
         "games": [{"id": g, "name": names.get(g, g), "random": coefficients.constants[g][0],
                    "human": coefficients.constants[g][1], "bound": bounds.get(g), "best": best.get(g)}

@@ -193,12 +193,13 @@ def read_runs(path: str | Path, games: pd.DataFrame, frame_skip: int | None = No
 
 def implausible_runs(runs: pd.DataFrame, games: pd.DataFrame, source: str, root=None,
                      allow: bool = False) -> list[str]:
-    """The input gate of :mod:`atari5_spec.data.limits` on a runs frame (:func:`runs_from_text`): the per-game
+    """The input gate of ``score`` (SPEC.md section 1.1's input rules) on a runs frame (:func:`runs_from_text`): the per-game
     bound on every row and the fractions rule on each agent's per-game means (of a learning curve: its last
     point). InputError naming the first place it refuses; with ``allow`` (``--allow-implausible``) the notes
     saying what it would have refused (empty when nothing)."""
-    from atari5_spec.data.limits import ALLOW_OPTION, bound_problem, fractions_problem, upper_bounds
-    from atari5_spec.scoring.estimate import published_extremes
+    from atari5_spec.data.limits import ALLOW_OPTION
+    from atari5_spec.method.reference import upper_bounds
+    from atari5_spec.scoring.estimate import bound_problem, fractions_problem, published_extremes
 
     table = games.set_index("game_id")[["random_score", "human_score"]].astype(float).dropna()
     constants = {g: (float(r), float(h)) for g, (r, h) in table.iterrows()}

@@ -362,7 +362,7 @@
     if (node) node.textContent = text;
   }
 
-  /* The input gate of `score` (SPEC.md, input rules), with the bounds the build exported from
+  /* The input gate of `score` (SPEC.md section 1.1, input rules), with the bounds the build exported from
      atari5_spec.data.limits: a value beyond max_abs or above its game's bound, and values that look like
      human-normalised fractions, are refused, as the command refuses them. */
   function gateRefusals(data, raw) {
