@@ -201,6 +201,17 @@ def test_the_reference_module_imports_the_standard_library_and_numpy_only():
     assert "numpy" in imported and imported <= set(sys.stdlib_module_names) | {"numpy"}
 
 
+def test_a_hand_edited_interval_table_is_a_problem_naming_both_hashes(package_copy):
+    from conftest import tamper_interval_table
+
+    relative, recorded, found = tamper_interval_table(package_copy)
+    compared, problems = vector_problems(package_copy)
+    assert compared == len(read_vectors(ROOT)["cases"])  # the cases still run, on the vectors' own parameters
+    assert len(problems) == 1
+    assert problems[0].startswith(f"conformance/vectors.json parameters: {relative}: the file differs from the hash")
+    assert f"(expected {recorded}, found {found})" in problems[0]
+
+
 def test_the_generator_check_names_a_number_beyond_the_tolerance(package_copy):
     checkout = Path(__file__).resolve().parents[1]
     path = package_copy / "conformance" / "vectors.json"

@@ -130,6 +130,22 @@ def test_verify_names_what_no_longer_reproduces_when_a_training_score_changes(pa
     assert "NOT reproducible" in out
 
 
+@pytest.mark.slow
+def test_verify_names_a_hand_edited_interval_table_as_a_failing_check(package_copy, capsys):
+    # Every installed check runs (the maintainers' recomputed calibrations and tables too), the searches aside.
+    from conftest import tamper_interval_table
+
+    relative, recorded, found = tamper_interval_table(package_copy)
+    assert main(["verify", str(package_copy), "--skip-search"]) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and err == ""
+    failed = re.findall(r"^FAIL (.+):$", out, flags=re.M)
+    assert failed == ["package valid (frictionless + pandera)", "conformance vectors (SPEC.md)"]
+    assert (f"conformance/vectors.json parameters: {relative}: the file differs from the hash datapackage.json "
+            f"pinned for it (expected {recorded}, found {found})") in out
+    assert f"git checkout -- {relative}" in out and "NOT reproducible" in out
+
+
 def test_reproduce_writes_every_table(tmp_path, capsys):
     assert main(["reproduce", "--out", str(tmp_path)]) == 0
     for stem in ["table02_subsets", "table03_atari5_scores", "table08_algorithms", "table09_subset_coefficients",
