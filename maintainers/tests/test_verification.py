@@ -135,15 +135,19 @@ def test_verify_names_a_hand_edited_interval_table_as_a_failing_check(package_co
     # Every installed check runs (the maintainers' recomputed calibrations and tables too), the searches aside.
     from conftest import tamper_interval_table
 
+    from atari5_spec.data.registry import hash_mismatch
+    from atari5_spec.method.conformance import VECTORS_PATH
+    from atari5_spec.method.verification import check_conformance
+
     relative, recorded, found = tamper_interval_table(package_copy)
-    assert main(["verify", str(package_copy), "--skip-search"]) == 1
+    message = hash_mismatch(relative, recorded, (package_copy / relative).read_bytes())
+    assert main(["verify", str(package_copy), "--skip-search", "--json"]) == 1
     out, err = capsys.readouterr()
-    assert "Traceback" not in out + err and err == ""
-    failed = re.findall(r"^FAIL (.+):$", out, flags=re.M)
-    assert failed == ["package valid (frictionless + pandera)", "conformance vectors (SPEC.md)"]
-    assert (f"conformance/vectors.json parameters: {relative}: the file differs from the hash datapackage.json "
-            f"pinned for it (expected {recorded}, found {found})") in out
-    assert f"git checkout -- {relative}" in out and "NOT reproducible" in out
+    assert err == ""
+    failed = [c for c in json.loads(out)["checks"] if not c["ok"]]
+    assert [c["name"] for c in failed[1:]] == [check_conformance(package_copy).name]  # after the validation's
+    assert failed[1]["mismatches"] == [f"{VECTORS_PATH} parameters: {message}"]
+    assert any(recorded.removeprefix("sha256:") in m for m in failed[0]["mismatches"])  # Frictionless's own line
 
 
 def test_reproduce_writes_every_table(tmp_path, capsys):
