@@ -10,7 +10,8 @@ N - 1 is not listed (a new edition never replaces the old one), is an
 inconsistency:
 ``validate`` and ``verify`` report it (:func:`registry_problems`), and scoring
 uses only listed files whose bytes match the recorded hash
-(:func:`registered_bytes`).
+(:func:`registered_bytes`); a pinned file whose bytes differ is named with both
+hashes and the fix by :func:`hash_mismatch` (an edited interval table is refused).
 
 Pure standard library plus yaml: the fast ``score`` path imports it.
 """
