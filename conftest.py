@@ -53,6 +53,29 @@ def copy_package(target, extra_parts: tuple[str, ...] = ()):
     return target
 
 
+def tamper_interval_table(root, name: str = "paper-2023.formula.3") -> tuple[str, str, str]:
+    """Edit one digit of one half-width of the pinned interval table ``name`` in the package at ``root`` (score's
+    default calibration unless told), as a hand edit would, leaving datapackage.json as it was; returns (the
+    file's package path, the sha256 datapackage.json records, the sha256 the file now has), both ``sha256:<hex>``."""
+    import hashlib
+    import json
+
+    relative = f"calibration/intervals/{name}.csv"
+    path = root / relative
+    lines = path.read_text(encoding="utf-8").split("\n")
+    header = lines[0].split(",")
+    column = header.index("half_width")
+    index = next(i for i, line in enumerate(lines[1:], 1)
+                 if line.split(",")[column] and line.split(",")[1] == "Atari-5" and line.split(",")[3] == "0.95")
+    fields = lines[index].split(",")
+    fields[column] = fields[column][:-1] + ("2" if fields[column][-1] != "2" else "3")
+    lines[index] = ",".join(fields)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    descriptor = json.loads((root / "datapackage.json").read_text(encoding="utf-8"))
+    recorded = next(r["hash"] for r in descriptor["resources"] if r.get("path") == relative)
+    return relative, recorded, "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def pinned_version_checks(root, names=None) -> list:
     """What ``verify`` checks of each pinned coefficient version (default: every one in the index) on the package
     at ``root``: its files, its training rows in data/, its refit, and for the paper's version the printed tables.

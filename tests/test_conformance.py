@@ -201,6 +201,19 @@ def test_the_reference_module_imports_the_standard_library_and_numpy_only():
     assert "numpy" in imported and imported <= set(sys.stdlib_module_names) | {"numpy"}
 
 
+def test_a_hand_edited_interval_table_is_a_problem_naming_both_hashes(package_copy):
+    from conftest import tamper_interval_table
+
+    from atari5_spec.data.registry import hash_mismatch
+    from atari5_spec.method.conformance import VECTORS_PATH
+
+    relative, recorded, _ = tamper_interval_table(package_copy)
+    compared, problems = vector_problems(package_copy)
+    assert compared == len(read_vectors(ROOT)["cases"])  # the cases still run, on the vectors' own parameters
+    assert problems == [f"{VECTORS_PATH} parameters: "
+                        f"{hash_mismatch(relative, recorded, (package_copy / relative).read_bytes())}"]
+
+
 def test_the_generator_check_names_a_number_beyond_the_tolerance(package_copy):
     checkout = Path(__file__).resolve().parents[1]
     path = package_copy / "conformance" / "vectors.json"

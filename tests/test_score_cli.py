@@ -190,6 +190,28 @@ def test_real_process_exit_status_and_no_traceback(tmp_path):
     assert "bad.csv, line 2" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_score_refuses_an_edited_pinned_interval_table_naming_the_hash_mismatch(package_copy, atari5_games,
+                                                                                 monkeypatch, capsys):
+    """A hand-edited interval table is refused with its file, both hashes and the fix (the one hash check,
+    atari5_spec.data.registry.hash_mismatch, that verify reports too), never scored as 'no calibration'."""
+    from conftest import tamper_interval_table
+
+    from atari5_spec.data.registry import hash_mismatch
+
+    relative, recorded, found = tamper_interval_table(package_copy)
+    message = hash_mismatch(relative, recorded, (package_copy / relative).read_bytes())
+    # the template, checked once: the file, expected and found hashes, how to fix it
+    assert message.startswith(relative) and f"expected {recorded}, found {found}" in message
+    assert f"git checkout -- {relative}" in message
+    monkeypatch.chdir(package_copy)
+    plausible = {"battle_zone": 30000, "double_dunk": -2, "name_this_game": 10000, "phoenix": 8000, "qbert": 15000}
+    scores = [f"--score={game}={plausible[game]}" for game in atari5_games]
+    assert main(["score", *scores]) == 1
+    assert capsys.readouterr() == ("", f"error: {message}\n")
+    assert main(["score", *scores, "--relative-to", "dqn"]) == 1  # the ratio reads the same table
+    assert capsys.readouterr() == ("", f"error: {message}\n")
+
+
 # --- predict, leaderboard ----------------------------------------------------------------------------------------
 
 def test_predict_runs(run, table3_csv):

@@ -10,7 +10,8 @@ N - 1 is not listed (a new edition never replaces the old one), is an
 inconsistency:
 ``validate`` and ``verify`` report it (:func:`registry_problems`), and scoring
 uses only listed files whose bytes match the recorded hash
-(:func:`registered_bytes`).
+(:func:`registered_bytes`); a pinned file whose bytes differ is named with both
+hashes and the fix by :func:`hash_mismatch` (an edited interval table is refused).
 
 Pure standard library plus yaml: the fast ``score`` path imports it.
 """
@@ -22,7 +23,7 @@ import json
 import re
 from pathlib import Path
 
-__all__ = ["registry_problems", "registered_bytes", "listed_versions", "split_calibration_name"]
+__all__ = ["registry_problems", "registered_bytes", "hash_mismatch", "listed_versions", "split_calibration_name"]
 
 DESCRIPTOR = "datapackage.json"
 # A calibration's name: <coefficient version>[.<method>][.<edition>]. Version names never hold a dot
@@ -61,10 +62,24 @@ def listed_versions(root: Path) -> list[str] | None:
     return [str(v) for v in versions] if isinstance(versions, list) else None
 
 
-def registered_bytes(root: Path, relative: str, pinned: bool = False) -> bytes | None:
+def hash_mismatch(relative: str, recorded: str, data: bytes) -> str | None:
+    """The sentence saying package file ``relative`` (its bytes ``data``) differs from the sha256 datapackage.json
+    records for it (``recorded``, ``sha256:<hex>``): expected, found, and how to fix it; None when they agree."""
+    found = "sha256:" + hashlib.sha256(data).hexdigest()
+    if found == recorded:
+        return None
+    return (f"{relative}: the file differs from the hash datapackage.json pinned for it (expected {recorded}, "
+            f"found {found}): it was edited after it was pinned, and a pinned file is never used edited. Fix: "
+            f"restore the pinned file (git checkout -- {relative}, or reinstall the package), or pin the change as "
+            "a new version (a new edition beside the old one, with a CHANGELOG entry), never in place")
+
+
+def registered_bytes(root: Path, relative: str, pinned: bool = False, refuse_edited: bool = False) -> bytes | None:
     """The bytes of package file ``relative`` if datapackage.json lists it with this exact sha256, else None.
 
-    A listed file without a recorded hash is returned too, unless ``pinned`` asks for a recorded hash.
+    A listed file without a recorded hash is returned too, unless ``pinned`` asks for a recorded hash. A listed
+    file whose bytes differ from its recorded hash is None, or with ``refuse_edited`` an :class:`InputError` naming
+    the mismatch (:func:`hash_mismatch`).
     """
     root = Path(root)
     resource = _descriptor_paths(root).get(relative)
@@ -75,7 +90,12 @@ def registered_bytes(root: Path, relative: str, pinned: bool = False) -> bytes |
     except OSError:
         return None
     recorded = resource.get("hash")
-    if recorded and recorded != "sha256:" + hashlib.sha256(data).hexdigest():
+    mismatch = hash_mismatch(relative, recorded, data) if recorded else None
+    if mismatch is not None:
+        if refuse_edited:
+            from .errors import InputError
+
+            raise InputError(mismatch)
         return None
     return data
 

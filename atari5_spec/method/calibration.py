@@ -386,7 +386,8 @@ def _read_edition(coefficients_path: Path, method: str, edition: int, pinned: bo
 def read_calibration_intervals(coefficients_path: Path, calibration: "Calibration"):
     """The pinned interval table of ``calibration`` (calibration/intervals/<name>.csv, read with
     :func:`atari5_spec.method.reference.read_interval_table`), or None when it has none; inside a data package only
-    when datapackage.json lists it, with its recorded hash."""
+    when datapackage.json lists it, with its recorded hash: a listed table whose bytes differ from it is refused
+    (InputError naming the file, both hashes and the fix: :func:`atari5_spec.data.registry.hash_mismatch`)."""
     from .reference import read_interval_table
 
     package = Path(coefficients_path).parent.parent
@@ -396,7 +397,7 @@ def read_calibration_intervals(coefficients_path: Path, calibration: "Calibratio
     if (package / "datapackage.json").is_file():
         from ..data.registry import registered_bytes
 
-        data = registered_bytes(package, relative)
+        data = registered_bytes(package, relative, refuse_edited=True)
         if data is None:
             return None
     else:

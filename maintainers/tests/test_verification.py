@@ -130,6 +130,26 @@ def test_verify_names_what_no_longer_reproduces_when_a_training_score_changes(pa
     assert "NOT reproducible" in out
 
 
+@pytest.mark.slow
+def test_verify_names_a_hand_edited_interval_table_as_a_failing_check(package_copy, capsys):
+    # Every installed check runs (the maintainers' recomputed calibrations and tables too), the searches aside.
+    from conftest import tamper_interval_table
+
+    from atari5_spec.data.registry import hash_mismatch
+    from atari5_spec.method.conformance import VECTORS_PATH
+    from atari5_spec.method.verification import check_conformance
+
+    relative, recorded, found = tamper_interval_table(package_copy)
+    message = hash_mismatch(relative, recorded, (package_copy / relative).read_bytes())
+    assert main(["verify", str(package_copy), "--skip-search", "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert err == ""
+    failed = [c for c in json.loads(out)["checks"] if not c["ok"]]
+    assert [c["name"] for c in failed[1:]] == [check_conformance(package_copy).name]  # after the validation's
+    assert failed[1]["mismatches"] == [f"{VECTORS_PATH} parameters: {message}"]
+    assert any(recorded.removeprefix("sha256:") in m for m in failed[0]["mismatches"])  # Frictionless's own line
+
+
 def test_reproduce_writes_every_table(tmp_path, capsys):
     assert main(["reproduce", "--out", str(tmp_path)]) == 0
     for stem in ["table02_subsets", "table03_atari5_scores", "table08_algorithms", "table09_subset_coefficients",

@@ -159,3 +159,23 @@ def test_docs_prose_figures_are_the_measured_designs():
     # on the first edition one-paper pairs did not err less (the edition score uses: docs/comparisons.md)
     assert shared["one paper"]["median"] >= shared["two papers"]["median"]
     assert "On the first edition above, pairs from one paper did not share their error" in text
+
+
+def test_docs_protocol_figures_are_what_score_reports():
+    """The protocol paragraph's figures are the default calibration's protocol shifts, as `score --explain` prints
+    them for sticky (ALE/*-v5) and no-sticky (*-v4) agents: numbers in the paragraph's order."""
+    from atari5_spec.method.calibration import read_calibration
+
+    calibration = read_calibration(package_root() / "coefficients" / "paper-2023")  # what score uses
+    sticky, plain = calibration.shift("Atari-5", "sticky"), calibration.shift("Atari-5", "no sticky")
+    counts = calibration.training_protocols("Atari-5")
+    assert sticky.mean_low < 1 < sticky.mean_high and plain.mean_low < 1 < plain.mean_high  # no direction claimed
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    start = text.index("`ALE/*-v5`") + len("`ALE/*-v5`")
+    figures = re.findall(r"\d+\.\d+|\d+", text[start:text.index("adjusted:", start)])
+    two = lambda *values: [f"{v:.2f}" for v in values]  # noqa: E731
+    assert figures == [str(sticky.n), str(sticky.n_papers), *two(sticky.low, sticky.high, sticky.mean,
+                                                                   sticky.mean_low, sticky.mean_high),
+                       "1", "4", str(plain.n), str(plain.n_papers), *two(plain.mean_low, plain.mean_high), "1",
+                       str(sum(counts.values())), "2023",
+                       *(str(counts[k]) for k in sorted(counts, key=lambda k: (k != "sticky", k)))]  # sticky first

@@ -209,8 +209,27 @@ def interval_markdown(root: Path, version: str, subset: str = SUBSET) -> str | N
         label += (f" ({evidence.runs} runs, {evidence.papers} papers; 95% interval {evidence.low:.0%}-"
                   f"{evidence.high:.0%}, clustered by paper)")
         lines.append(f"| {label} | {r.n} | {r.covered} ({r.covered / r.n:.1%}) | {r.median_width:.2f} |")
-    bands = ", ".join(f"{name} apart {d}/{n} ({d / n:.0%})" for (name, _, _), (d, n) in zip(BANDS, two.bands) if n)
-    lines += ["", f"Of the pairs from two papers, the ratio interval decides (excludes 1), by true ratio: {bands}; "
-              f"{two.wrong_way} decisions the wrong way. Ratios are plain ratios of 57-game medians; same-setup "
-              "comparisons and the edges where no direction is stated: docs/comparisons.md."]
+    from atari5_spec.method.calibration import read_calibration_intervals
+    from atari5_spec.method.decision_margin import margin_results, two_paper_pair_set
+    from atari5_spec.method.reference import pinned_margin
+
+    def banded(counts) -> str:
+        return ", ".join(f"{name} apart {d}/{n} ({d / n:.0%})" for (name, _, _), (d, n) in zip(BANDS, counts) if n)
+
+    lines += ["", f"Of the pairs from two papers, the {LEVEL:.0%} interval excludes 1, by true ratio: "
+              f"{banded(two.bands)}; {two.wrong_way} of them the wrong way."]
+    # What `score` decides: the interval widened by the margin pinned in the interval table (issue 33)
+    k = pinned_margin(read_calibration_intervals(Path(root) / "coefficients" / version, calibration),
+                      "ratio-two-papers", subset, LEVEL)
+    if k is None:
+        lines.append("`score` states no direction here: its interval table pins no decision margin.")
+    else:
+        results = margin_results([two_paper_pair_set(agents, LEVEL)])
+        shown = next(r for r in results if r.margin == k)
+        nested = next(r for r in results if r.margin is None)
+        lines.append(f"`score` states a direction only when the interval with its log half-widths times the pinned "
+                     f"decision margin ({k:g}) excludes 1: {banded(shown.bands)}; {shown.wrong_way} the wrong way "
+                     f"in sample, {nested.wrong_way} with the margin chosen without each pair's papers (nested).")
+    lines.append("Ratios are plain ratios of 57-game medians; same-setup comparisons, every margin and the edges "
+                 "where no direction is stated: docs/comparisons.md.")
     return "\n".join(lines) + "\n"
