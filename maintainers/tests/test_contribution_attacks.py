@@ -71,6 +71,38 @@ def test_the_skeleton_folds_what_renders_alike():
 
 # --- corrections shown in full -------------------------------------------------------------------------------------
 
+def test_who_sent_a_correction_decides_it_never_metadata_yamls_handle(package_copy, dataset):
+    """Issue 47: a correction is free of holds only when the pull request's author (``author``, the platform's
+    word) is the entry's recorded contributor; an entry the maintainers imported needs a maintainer whoever
+    sends it; a change beyond LARGE_CHANGE needs one too."""
+    from atari5_spec_maintainers.contributions import check_submission
+    from atari5_spec_maintainers.contributions.checking import LARGE_CHANGE
+
+    made = []
+
+    def held(target, factor, author):
+        made.append(target)
+        rows = _fit_rows(dataset, target)
+        meta = metadata(name=None, protocol=None, corrects=target,
+                        contributor={"name": "atari5-spec maintainers", "github": "atari5-spec"})  # the claim
+        folder = make_submission(package_copy / "contributions", f"{target}-fix-{len(made)}",
+                                 meta=meta, scores=_scores_csv(rows[rows.score > 0].iloc[:3], factor))
+        report = check_submission(folder, package_copy, author=author)
+        assert report.ok, report.problems
+        return [(h.column, h.message) for h in report.holds]
+
+    assert held("dreamerv3", 0.9, "atari5-spec") == [] and held("dreamerv3", 0.9, "Atari5-Spec") == []
+    ((column, message),) = held("dreamerv3", 0.9, "mallory")
+    assert column == "contributor.github" and all(n in message for n in ("'dreamerv3'", "@mallory", "@atari5-spec"))
+    assert [c for c, _ in held("dreamerv3", 0.9, None)] == ["contributor.github"]  # not known: held
+    assert [c for c, _ in held("dreamerv2", 0.9, "atari5-spec")] == ["corrects"]  # imported from the paper
+    assert LARGE_CHANGE == 2.0
+    assert [c for c, _ in held("dreamerv3", 2.1, "atari5-spec")] == ["score"]
+    assert [c for c, _ in held("dreamerv3", 1 / 2.1, "atari5-spec")] == ["score"]
+    assert held("dreamerv3", 1.9, "atari5-spec") == []
+
+
+
 def test_a_correction_shows_old_new_and_ratio_and_warns_on_a_large_change_by_someone_else(package_copy, run,
                                                                                              dataset):
     old = _fit_rows(dataset, "dreamerv3").set_index("game_id").loc["alien", "score"]
@@ -81,7 +113,8 @@ def test_a_correction_shows_old_new_and_ratio_and_warns_on_a_large_change_by_som
     assert status == 0
     assert f"| alien | {old:,.6g} | 99,999 | {99999 / old:.4g} |" in out, out
     assert "1 corrected number(s) change by more than 2 times" in out
-    assert "the correction of 'dreamerv3' is by @\u200bmallory, not by who contributed the entry (@\u200batari5-spec)" in out
+    assert "the correction of 'dreamerv3' is sent by someone not known here, not by who contributed the entry " \
+        "(@\u200batari5-spec" in out  # metadata.yaml's @mallory is a claim: not who sent it
 
 
 # --- formulas ------------------------------------------------------------------------------------------------------

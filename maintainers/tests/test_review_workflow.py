@@ -38,6 +38,8 @@ REAL = REPOSITORY / "contributions" / "ppo2-baselines"
 HOSTILE_NAME = ("Agent @maintainer [click](https://evil.example) <img src=x onerror=alert(1)> www.evil.example "
                 "&commat;team owner/repo#1 GH-12")
 PR_NUMBER = 7
+STRANGER = "mallory"  # a GitHub login no entry of data/ records as its contributor
+RECORDED = "atari5-spec"  # the contributor data/sources.csv records for DreamerV3 (contributed by pull request)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("node") is None,
                                 reason="needs git and node (the workflow's bash steps and github-script)")
@@ -125,11 +127,12 @@ def _expression(text: str, values: dict) -> str:
     return re.sub(r"\$\{\{(.*?)\}\}", one, str(text))
 
 
-def run_workflow(root: Path, head_sha: str, timed_out: str | None = None) -> dict:
+def run_workflow(root: Path, head_sha: str, timed_out: str | None = None, login: str = STRANGER) -> dict:
     """Run contribution-review.yml's steps on a checkout of the base: its comments, the step statuses.
 
     After a failed step only steps with ``if: always()`` run, as on GitHub. ``timed_out``: the name of a step
-    that is stopped by its ``timeout-minutes`` instead of run (it fails, with no outputs)."""
+    that is stopped by its ``timeout-minutes`` instead of run (it fails, with no outputs). ``login``: the pull
+    request's author, as GitHub's event gives it (``pull_request.user.login``); a stranger unless given."""
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     steps = workflow["jobs"]["review"]["steps"]
     base_sha = _git(root / "origin.git", "rev-parse", "main")
@@ -138,7 +141,8 @@ def run_workflow(root: Path, head_sha: str, timed_out: str | None = None) -> dic
     _git(checkout, "checkout", "-q", "--detach", base_sha)
     temp, summary, output = root / "runner-temp", root / "step-summary.md", root / "output"
     temp.mkdir()
-    event = {"pull_request": {"number": PR_NUMBER, "head": {"sha": head_sha}, "base": {"sha": base_sha}}}
+    event = {"pull_request": {"number": PR_NUMBER, "head": {"sha": head_sha}, "base": {"sha": base_sha},
+                              "user": {"login": login}}}
     values = {"github": {"event": event}, "steps": {}}
     statuses, comments, failed = [], [], False
     for step in steps:
@@ -251,6 +255,7 @@ def test_a_hostile_branch_gets_needs_a_maintainer_listed_first_and_a_failing_job
 
 
 def test_a_clean_new_submission_alone_is_ready_to_merge(github):
+    """Sent by a stranger (run_workflow's default login): a new entry needs no recorded contributor."""
     _add_submission(github / "author", "ppo2-rerun")
     head = _push_pull_request(github)
     run = run_workflow(github, head)
@@ -355,3 +360,67 @@ def test_a_review_that_cannot_be_built_still_posts_needs_a_maintainer_and_fails(
     assert "Review running for the head" in running
     assert "Verdict: needs a maintainer.** The review could not be built (exit status 1)" in comment
     assert run["statuses"][-1][1] == 1
+
+
+# --- issue 47: who sent a correction is the platform's word, not metadata.yaml's ---------------------------------
+
+def _dreamerv3_correction(work: Path, factor: float) -> None:
+    """A correction of DreamerV3 (contributed by pull request, by @atari5-spec) whose metadata.yaml claims that
+    handle: 56 of its scores times ``factor`` (last week's erratum is 0.55)."""
+    from atari5_spec.data.loading import load
+    from test_contribution_attacks import _fit_rows, _scores_csv
+    from test_contributions import make_submission, metadata
+
+    rows = _fit_rows(load(work), "dreamerv3")
+    rows = rows[rows.score != 0].iloc[:56]  # a zero stays zero: not a change
+    meta = metadata(name=None, protocol=None, corrects="dreamerv3",
+                    contributor={"name": "atari5-spec maintainers", "github": RECORDED})
+    make_submission(work / "contributions", "dreamerv3-erratum", meta=meta, scores=_scores_csv(rows, factor))
+
+
+def test_a_stranger_claiming_the_recorded_handle_cannot_correct_an_entry(github):
+    """The attack of issue 47: the erratum, 'contributor: github: atari5-spec', sent by another login. The
+    workflow passes the event's login to the review through the environment; the job fails (not ready)."""
+    _dreamerv3_correction(github / "author", 0.55)
+    run = run_workflow(github, _push_pull_request(github), login=STRANGER)
+    assert run["statuses"][-1] == ('Fail unless the verdict is "ready to merge"', 1, run["statuses"][-1][2])
+    assert [status for _, status, _ in run["statuses"][:-1]] == [0] * (len(run["statuses"]) - 1), run["statuses"]
+    _, comment = run["comments"]
+    finding = next(line for line in comment.splitlines() if "contributor.github" in line or "@\u200bmallory" in line)
+    assert all(name in finding for name in ("'dreamerv3'", "@\u200bmallory", "@\u200batari5-spec")), finding
+
+
+def test_the_same_correction_sent_by_the_recorded_contributor_is_ready_but_not_a_hundredfold_one(github, run):
+    from atari5_spec_maintainers.contributions.pull_request import review_pull_request
+
+    author = github / "author"
+    base = _git(github / "origin.git", "rev-parse", "main")
+    _dreamerv3_correction(author, 0.55)
+    head = _push_pull_request(github)
+
+    assert review_pull_request(author, base, head, author=RECORDED).ready is True
+    assert review_pull_request(author, base, head, author=RECORDED.upper()).ready is True  # logins ignore case
+    assert review_pull_request(author, base, head, author=STRANGER).ready is False
+    assert review_pull_request(author, base, head).ready is False  # not known: never the file's claim
+    status, _, _ = run("contribute", "review", "--repository", str(author), "--base", base, "--head", head,
+                       "--author", RECORDED)
+    assert status == 0
+    # Divided by 100 by the recorded contributor: a change beyond LARGE_CHANGE needs a maintainer.
+    shutil.rmtree(author / "contributions" / "dreamerv3-erratum")
+    _dreamerv3_correction(author, 0.01)
+    head = _push_pull_request(github)
+    assert review_pull_request(author, base, head, author=RECORDED).ready is False
+
+
+def test_the_author_comes_from_the_environment_and_a_malformed_one_is_refused(github, run, monkeypatch):
+    author = github / "author"
+    _add_submission(author, "ppo2-rerun")
+    head = _push_pull_request(github)
+    arguments = ("contribute", "review", "--repository", str(author), "--base", "main", "--head", head)
+    for login in ("$(touch pwned)", "a" * 40, "mallory\n", "dreamer v3"):
+        status, out, err = run(*arguments, "--author", login)
+        assert status == 1 and out == "" and "Traceback" not in err and "not a GitHub login" in err, (login, err)
+    monkeypatch.setenv("PR_AUTHOR", "$(touch pwned)")  # read when --author is absent
+    status, out, err = run(*arguments)
+    assert status == 1 and out == "" and "not a GitHub login" in err
+    assert not (author / "pwned").exists()

@@ -53,12 +53,16 @@ def _cmd_report(args) -> int:
 
 
 def _cmd_review(args) -> int:
+    import os
     import sys
 
     from atari5_spec_maintainers.contributions.pull_request import review_pull_request
     from atari5_spec.data.paths import output_file, write_output
 
-    review = review_pull_request(args.repository, args.base, args.head, args.package)
+    # The workflow gives the pull request's author through the environment (PR_AUTHOR, from the event), never in
+    # the script's text; --author overrides it.
+    author = args.author if args.author is not None else os.environ.get("PR_AUTHOR")
+    review = review_pull_request(args.repository, args.base, args.head, args.package, author=author)
     if args.out:
         output_file(args.out)
         write_output(args.out, review.text)
@@ -172,6 +176,11 @@ def add_contribution_commands(commands) -> None:
     v.add_argument("--repository", default=".", help="the git repository holding both (default: the current folder)")
     v.add_argument("--out", default=None, help="file to write (default: standard output)")
     v.add_argument("--package", default=None, help="the data package to check against (default: --repository)")
+    v.add_argument("--author", default=None, metavar="LOGIN",
+                   help="the pull request's author as GitHub gives it (the event's pull_request.user.login): a "
+                        "correction is ready to merge only when it is the entry's recorded contributor "
+                        "(default: $PR_AUTHOR, which the workflow sets; without either, every correction needs "
+                        "a maintainer)")
     v.set_defaults(run=_cmd_review)
 
     a = actions.add_parser("add", help="merge a clean submission into data/ (append-only, all files or none)")

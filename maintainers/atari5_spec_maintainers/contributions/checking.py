@@ -324,7 +324,10 @@ def _folder_scores(folder, dataset):
     return pd.DataFrame(rows or None, columns=["algorithm_id", "game_id", "score"]).assign(use_in_fit=True)
 
 
-# A corrected number further than this factor from the one it replaces gets a warning (a typo or a change of unit).
+# A corrected number further than this factor from the one it replaces (per game, either way) needs a
+# maintainer: an erratum or a rerun moves a per-game number by a fraction of itself; halving or doubling it is
+# what a typo, a change of unit (x100, x1000) or a game mix-up does, and one such row moves the entry's rank.
+# A simple, stated rule rather than a fitted one: the same 2x as the warning it replaces (issue 47).
 LARGE_CHANGE = 2.0
 
 
@@ -336,53 +339,87 @@ def correction_changes(rows: list[dict], dataset) -> list[tuple[str, float, floa
 
 
 ASCII_HANDLE = re.compile(r"[A-Za-z0-9-]+")  # a GitHub handle (at most 39 characters): one character class
+# A GitHub login as the platform gives it: a letter or digit, then letters, digits and '-' (older accounts have
+# a trailing or doubled '-'), at most 39 characters; an app's account ends in "[bot]".
+GITHUB_LOGIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?")
 
 
-def _original_contributor(dataset, target: str) -> str | None:
-    """The GitHub handle that contributed ``target`` by pull request (from its source's description), or None."""
+def pull_request_author(login: str | None) -> str | None:
+    """The pull request's author as the platform gives it (the event's ``pull_request.user.login``), checked to
+    be a GitHub login; None when not given or empty (not known). InputError for anything else: it is never
+    guessed at."""
+    from atari5_spec.data.errors import InputError
+
+    if login is None or str(login) == "":
+        return None
+    text = str(login)
+    if len(text) > 44 or not GITHUB_LOGIN.fullmatch(text):
+        raise InputError(f"--author {text[:60]!r}: not a GitHub login; give the pull request's author as the "
+                         "event gives it (github.event.pull_request.user.login: letters, digits and '-', at "
+                         "most 39 characters)")
+    return text
+
+
+def recorded_contributor(dataset, target: str) -> str | None:
+    """The GitHub handle that contributed ``target`` by pull request (from its source's description in
+    data/sources.csv, written by ``contribute add``), or None: an entry the maintainers imported from a paper or
+    an upstream table, which no contributor's pull request stands behind."""
     algorithms = dataset.algorithms.set_index("algorithm_id")
     sources = dataset.sources.set_index("source_id")
     source = algorithms.loc[target, "source_id"] if target in algorithms.index else None
     text = str(sources.loc[source, "description"]) if source in sources.index else ""
     # String operations, not a pattern: the description is data a pull request can edit.
-    start = text.find("Contributed by ")
-    handle = text.find(" (@", start) if start >= 0 else -1
+    if not text.startswith("Contributed by "):  # contribute add writes it first (source_row)
+        return None
+    handle = text.find(" (@")
     if handle < 0:
         return None
     found = ASCII_HANDLE.match(text, handle + 3, handle + 3 + 40)
     return found.group(0) if found else None
 
 
-def _correction_warnings(rows: list[dict], dataset, target: str, submission: Submission, label: str,
-                         metadata_label: str) -> list[Problem]:
-    """Warnings on a correction: numbers that change by more than LARGE_CHANGE times, and a corrector who is
-    not the original contributor."""
-    warnings = []
+def _correction_warnings(rows: list[dict], dataset, target: str, label: str, metadata_label: str,
+                         author: str | None = None) -> list[Problem]:
+    """Holds on a correction: numbers that change by more than LARGE_CHANGE times, and a correction whose
+    sender is not the entry's recorded contributor. ``author``: who sent it as the platform says (the pull
+    request's author); metadata.yaml's ``contributor.github`` is the file's claim and never decides it. None:
+    not known (a check or merge by hand), which no correction passes without a maintainer."""
+    holds = []
     large = [(g, old, new) for g, old, new in correction_changes(rows, dataset)
              if old == 0 or new == 0 or (old < 0) != (new < 0) or not 1 / LARGE_CHANGE <= new / old <= LARGE_CHANGE]
     if large:
         listed = "; ".join(f"{g} {old:g} -> {new:g}" + (f" (x{new / old:.3g})" if old else "")
                            for g, old, new in large[:8]) + ("; ..." if len(large) > 8 else "")
-        warnings.append(Problem(label, None, "score", f"{len(large)} corrected number(s) change by more than "
-                                f"{LARGE_CHANGE:g} times or change sign: {listed}",
-                                "check each against the paper's erratum or table (a typo, a unit or a game "
-                                "mix-up changes a number this much)"))
-    corrector = (submission.metadata.get("contributor") or {}).get("github")
-    original = _original_contributor(dataset, target)
-    if original is None or corrector is None or original.casefold() != str(corrector).casefold():
-        who = f"@{original}" if original else "the maintainers' import from the paper (no contributor)"
-        warnings.append(Hold(metadata_label, None, "contributor.github",
-                                f"the correction of {target!r} is by {'@' + str(corrector) if corrector else 'someone'}"
-                                f", not by who contributed the entry ({who})",
-                                "check the correction against the paper or its erratum before merging, and ask "
-                                "the original contributor if there is one"))
-    return warnings
+        holds.append(Hold(label, None, "score", f"{len(large)} corrected number(s) change by more than "
+                          f"{LARGE_CHANGE:g} times or change sign: {listed}",
+                          "a maintainer checks each against the paper's erratum or table (a typo, a unit or a "
+                          "game mix-up changes a number this much)"))
+    recorded = recorded_contributor(dataset, target)
+    sender = f"@{author} (the pull request's author)" if author is not None else "someone not known here"
+    if recorded is None:
+        holds.append(Hold(metadata_label, None, "corrects",
+                          f"the correction of {target!r} is sent by {sender}; {target!r} was imported by the "
+                          "maintainers (no contributor's pull request; data/sources.csv records none), so only a "
+                          "maintainer may change it",
+                          "a maintainer checks the correction against the paper or table the entry was "
+                          "imported from"))
+    elif author is None or author.casefold() != recorded.casefold():
+        holds.append(Hold(metadata_label, None, "contributor.github",
+                          f"the correction of {target!r} is sent by {sender}, not by who contributed the entry "
+                          f"(@{recorded}, recorded in data/sources.csv); metadata.yaml's contributor is a claim "
+                          "and does not decide it",
+                          "a maintainer checks the correction against the paper or its erratum and asks the "
+                          "original contributor"))
+    return holds
 
 
-def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Problem], list[Problem]]:
+def plan_merge(submission: Submission, dataset, author: str | None = None
+               ) -> tuple[Merge | None, list[Problem], list[Problem]]:
     """(merge, problems, warnings): the rows a submission adds to the dataset, with new score_ids.
 
-    ``submission`` comes from :func:`read_submission`, which checked that its ids are new.
+    ``submission`` comes from :func:`read_submission`, which checked that its ids are new. ``author``: who
+    sent it as the platform says (the pull request's author, :func:`pull_request_author`), or None when not
+    known; a correction is free of holds only when it is the entry's recorded contributor.
     """
     meta = submission.metadata
     upstream = f"contributions/{submission.submission_id}/{SCORES_FILE}"
@@ -407,7 +444,7 @@ def plan_merge(submission: Submission, dataset) -> tuple[Merge | None, list[Prob
     if problems:
         return None, problems, warnings
     if target in known:
-        warnings += _correction_warnings(rows, dataset, target, submission, scores_label, metadata_label)
+        warnings += _correction_warnings(rows, dataset, target, scores_label, metadata_label, author)
     games57 = set(dataset.games.loc[dataset.games["in_57"].astype(bool), "game_id"])
     too_few = None
     outside = sorted({r["game_id"] for r in rows} - games57)

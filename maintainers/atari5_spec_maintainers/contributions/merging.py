@@ -93,8 +93,10 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
 
 
 def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None,
-            loaded: dict[Path, "Dataset"] | None = None) -> tuple[Report, Path, Submission | None, dict[str, str]]:
-    """``loaded``: datasets already read, by package root (checks only; a merge reads under its lock)."""
+            loaded: dict[Path, "Dataset"] | None = None, author: str | None = None
+            ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
+    """``loaded``: datasets already read, by package root (checks only; a merge reads under its lock).
+    ``author``: who sent the submission as the platform says (the pull request's author), or None."""
     from atari5_spec.data.loading import load
 
     folder = path if isinstance(path, StoredFolder) else Path(path)
@@ -116,7 +118,7 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
     if merged:  # CI re-checks merged folders: data/ must still hold exactly their rows
         report = Report(submission_id, merged_problems(submission, dataset, source_id), [], None, source_id)
         return report, root, submission, {}
-    merge, problems, warnings = plan_merge(submission, dataset)
+    merge, problems, warnings = plan_merge(submission, dataset, author)
     if merge is None:
         return Report(submission_id, problems, warnings, None), root, submission, {}
     texts = merged_texts(root, merge)
@@ -124,13 +126,16 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
     return Report(submission_id, problems, warnings, None if problems else merge), root, submission, texts
 
 
-def check_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None) -> Report:
+def check_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None,
+                     author: str | None = None) -> Report:
     """Check a submission folder against the schemas and the dataset; every problem is listed.
 
     ``package``: the data package to check against (default: the one the
-    folder sits in, else the installed one). Nothing is written.
+    folder sits in, else the installed one). ``author``: who sent it as the
+    platform says (the pull request's author; None: not known, so a
+    correction needs a maintainer). Nothing is written.
     """
-    return _review(path, package, writing=False, this_year=this_year)[0]
+    return _review(path, package, writing=False, this_year=this_year, author=author)[0]
 
 
 def check_submissions(paths: Iterable[str | Path], package: str | Path | None = None, this_year: int | None = None

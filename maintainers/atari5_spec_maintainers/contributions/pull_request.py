@@ -256,21 +256,29 @@ def row_changes(old: list[str], new: list[str]) -> list[str]:
             for line, before, after in edits]
 
 
-def review_pull_request(root: str | Path, base: str, head: str, package: str | Path | None = None
-                        ) -> PullRequestReview:
-    """The comment on a pull request: needs-a-maintainer paths first, then each new submission's review."""
+def review_pull_request(root: str | Path, base: str, head: str, package: str | Path | None = None,
+                        author: str | None = None) -> PullRequestReview:
+    """The comment on a pull request: needs-a-maintainer paths first, then each new submission's review.
+
+    ``author``: the pull request's author as GitHub says (the workflow passes the event's
+    ``pull_request.user.login`` through the environment, never a file of the pull request). A correction is
+    ready to merge only when it is the entry's recorded contributor; without it every correction needs a
+    maintainer.
+    """
     from atari5_spec.data.loading import load
+    from atari5_spec_maintainers.contributions.checking import LARGE_CHANGE, pull_request_author
     from atari5_spec.scoring.ranking import leaderboard
     from atari5_spec_maintainers.contributions.report import code, report_markdown, summarise_submission
 
     root = Path(root)
     package = Path(package) if package is not None else root
+    author = pull_request_author(author)
     changes = pull_request_changes(root, base, head)
     changes, replay = _replayed(root, changes)
     dataset = load(package)
     board = leaderboard(dataset=dataset)
     summaries = [summarise_submission(read_submission_tree(root, changes.head, folder), package, dataset=dataset,
-                                      board=board)
+                                      board=board, author=author)
                  for folder in changes.new_submissions]  # read from git into memory: nothing is written
     blocked = [s for s in summaries if s.report.problems]
     held = [s for s in summaries if not s.report.problems and s.report.holds]
@@ -296,9 +304,9 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
                       "problems (below)."]
     elif held:
         lines += ["", f"**Verdict: needs a maintainer.** {len(held)} of {len(summaries)} submission(s) have "
-                      "findings a maintainer must decide on (below: a correction by someone other than the "
-                      "entry's contributor, a name like an entry's, or numbers that are another entry's up to "
-                      "a factor)."]
+                      "findings a maintainer must decide on (below: a correction not sent by the entry's "
+                      f"recorded contributor or moving a number by more than {LARGE_CHANGE:g} times, a name like an "
+                      "entry's, or numbers that are another entry's up to a factor)."]
     elif summaries:
         lines += ["", f"**Verdict: ready to merge.** The pull request adds {len(summaries)} new submission "
                       "folder(s) and changes nothing else."]
