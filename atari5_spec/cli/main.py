@@ -36,7 +36,9 @@ def version_text() -> str:
     lines = [f"atari5-spec {__version__} (code, released {__release_date__})"]
     try:
         root = package_root()
-        descriptor = json.loads((root / DESCRIPTOR).read_text(encoding="utf-8"))
+        from ..data.paths import read_package_text
+
+        descriptor = json.loads(read_package_text(root / DESCRIPTOR, root))
         from ..method.pinned import default_version, known_versions
 
         versions = known_versions(root / "coefficients")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .options import add_package_option, progress_bar, writable_package
+from .options import add_package_option, progress_bar
 
 
 def _problems_json(problems) -> list[dict]:

@@ -9,7 +9,6 @@ import argparse
 import json
 import sys
 
-from .options import add_package_option
 
 __all__ = ["add_release_commands"]
 

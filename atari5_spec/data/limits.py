@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable
 
 from .errors import InputError
 

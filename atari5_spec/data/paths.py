@@ -18,7 +18,12 @@ passes on the command line. The rules, applied by every command:
 * **Files read** are regular files, checked before they are opened for
   reading (opening a named pipe blocks until someone writes to it; a device
   never ends), and opened non-blocking so that a file swapped in between is
-  refused too; at most a stated number of bytes.
+  refused too; at most a stated number of bytes. A file of the package itself
+  (coefficients/, calibration/, conformance/, schemas/, data/, the
+  descriptor) is read through :func:`read_package_bytes`: a regular file
+  whose real path stays inside the package, at most
+  :data:`MAX_PACKAGE_FILE_BYTES` (a link to ``/dev/zero`` once took
+  ``validate`` to 22.5 GB).
 * **Output folders** (``reproduce --out``, ``report --out``, ``evaluate
   --figure``, ``contribute curves --out``) are refused inside a data package
   (an output must never overwrite the data or the paper's reference tables)
@@ -43,7 +48,8 @@ from .errors import InputError
 
 __all__ = ["UnsafePathError", "unsafe_reason", "target_reason", "package_file", "package_files", "package_target", "read_regular_file",
            "regular_file_problem", "output_directory", "output_file", "write_output", "inside_a_package",
-           "unmerged_submission_file"]
+           "unmerged_submission_file", "read_package_bytes", "read_package_text", "read_package_rows",
+           "MAX_PACKAGE_FILE_BYTES"]
 
 DESCRIPTOR = "datapackage.json"
 # Characters that make a relative path mean something else to a shell, Windows or a URL parser.
@@ -198,6 +204,50 @@ def read_regular_file(path: Path | str, label: str, max_bytes: int, follow_links
     if len(data) > max_bytes:  # grew while being read
         raise InputError(f"{label}: is more than the limit of {max_bytes:,} bytes")
     return data
+
+
+# The largest file the package ships is data/seed_scores.csv, 6.7 MB (data 1.95.0): ten times that leaves room to grow
+# and still refuses a device or a runaway file long before memory runs out.
+MAX_PACKAGE_FILE_BYTES = 64 * 2**20
+
+
+def read_package_bytes(path: Path | str, root: Path | str | None = None,
+                       max_bytes: int = MAX_PACKAGE_FILE_BYTES) -> bytes:
+    """The bytes of a file of the data package at ``root`` (default: the package ``path`` is in): a regular file
+    whose real path, links resolved, stays inside the package, at most ``max_bytes``; InputError naming the file
+    and the fix otherwise. The one way the tool reads its own pinned files."""
+    path = Path(path)
+    if root is None:
+        root = inside_a_package(path.parent) or path.parent
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    try:
+        shown = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        shown = str(path)
+    if not (real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)):
+        raise InputError(f"{shown}: leads outside the package {root} through a symbolic link ({real}): "
+                         "replace the link by the file itself (git checkout, or reinstall the package)")
+    return read_regular_file(path, shown, max_bytes)
+
+
+def read_package_text(path: Path | str, root: Path | str | None = None,
+                      max_bytes: int = MAX_PACKAGE_FILE_BYTES) -> str:
+    """:func:`read_package_bytes` decoded as UTF-8; InputError naming the file and the first undecodable byte."""
+    data = read_package_bytes(path, root, max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: is not UTF-8 text (byte {error.start}): restore the file as the package "
+                         "shipped it (git checkout, or reinstall the package)") from None
+
+
+def read_package_rows(path: Path | str, root: Path | str | None = None) -> list[dict[str, str]]:
+    """The rows of a CSV file of the package (:func:`read_package_text`) as dicts of strings."""
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(read_package_text(path, root), newline="")))
 
 
 def folders_with_descriptor(path: Path | str):

@@ -7,7 +7,6 @@ value *matches* a printed one when it prints the same at that precision.
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 
@@ -18,9 +17,9 @@ __all__ = ["published_rows", "decimals", "as_printed", "matches_printed"]
 
 def published_rows(name: str, root: Path | None = None) -> list[dict]:
     """Rows of published/<name>.csv as dicts of strings (e.g. name='table09_subset_coefficients')."""
-    path = package_root(root) / "published" / f"{name}.csv"
-    with path.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+    from .paths import read_package_rows
+
+    return read_package_rows(package_root(root) / "published" / f"{name}.csv", package_root(root))
 
 
 def decimals(printed: str) -> int:

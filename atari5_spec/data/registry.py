@@ -20,8 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
+
+from .errors import InputError
+from .paths import read_package_bytes, read_package_text
 
 __all__ = ["registry_problems", "registered_bytes", "hash_mismatch", "listed_versions", "split_calibration_name"]
 
@@ -43,11 +47,23 @@ def split_calibration_name(name: str) -> tuple[str, str, int] | None:
 
 def _descriptor_paths(root: Path) -> dict[str, dict]:
     try:
-        descriptor = json.loads((root / DESCRIPTOR).read_text(encoding="utf-8"))
+        descriptor = json.loads(read_package_text(root / DESCRIPTOR, root))
         return {r["path"]: r for r in descriptor.get("resources", []) if isinstance(r, dict)
                 and isinstance(r.get("path"), str)}
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, InputError):
         return {}
+
+
+def index_problem(root: Path) -> str | None:
+    """Why coefficients/index.yaml cannot be read as a file of the package (None when it can, or is absent)."""
+    index = Path(root) / "coefficients" / "index.yaml"
+    if not os.path.lexists(index):
+        return None
+    try:
+        read_package_bytes(index, root)
+    except InputError as error:
+        return str(error)
+    return None
 
 
 def listed_versions(root: Path) -> list[str] | None:
@@ -55,8 +71,8 @@ def listed_versions(root: Path) -> list[str] | None:
     import yaml
 
     try:
-        index = yaml.safe_load((Path(root) / "coefficients" / "index.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        index = yaml.safe_load(read_package_text(Path(root) / "coefficients" / "index.yaml", root))
+    except (OSError, yaml.YAMLError, InputError):
         return None
     versions = index.get("versions") if isinstance(index, dict) else None
     return [str(v) for v in versions] if isinstance(versions, list) else None
@@ -79,22 +95,21 @@ def registered_bytes(root: Path, relative: str, pinned: bool = False, refuse_edi
 
     A listed file without a recorded hash is returned too, unless ``pinned`` asks for a recorded hash. A listed
     file whose bytes differ from its recorded hash is None, or with ``refuse_edited`` an :class:`InputError` naming
-    the mismatch (:func:`hash_mismatch`).
+    the mismatch (:func:`hash_mismatch`). A listed file that is not a regular file inside the package, or is
+    larger than the bound, is an :class:`InputError` naming it (:func:`atari5_spec.data.paths.read_package_bytes`).
     """
     root = Path(root)
     resource = _descriptor_paths(root).get(relative)
     if resource is None or (pinned and not resource.get("hash")):
         return None
-    try:
-        data = (root / relative).read_bytes()
+    try:  # a file the policy refuses (a pipe, a device, a link out, too large) is an InputError naming it
+        data = read_package_bytes(root / relative, root)
     except OSError:
         return None
     recorded = resource.get("hash")
     mismatch = hash_mismatch(relative, recorded, data) if recorded else None
     if mismatch is not None:
         if refuse_edited:
-            from .errors import InputError
-
             raise InputError(mismatch)
         return None
     return data
@@ -106,6 +121,11 @@ def registry_problems(root: Path) -> list:
 
     root = Path(root)
     problems = []
+    unreadable = index_problem(root)
+    if unreadable:
+        problems.append(Problem("coefficients/index.yaml", None, None, unreadable.split(": ", 1)[-1],
+                                "restore the index as the package shipped it: a plain YAML file inside the package "
+                                "(git checkout -- coefficients/index.yaml)"))
     listed = listed_versions(root)
     paths = _descriptor_paths(root)
     coefficients = root / "coefficients"

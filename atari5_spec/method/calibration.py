@@ -51,6 +51,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import math
+import os
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
@@ -366,7 +367,7 @@ def _read_edition(coefficients_path: Path, method: str, edition: int, pinned: bo
     """One edition's file; inside a data package only when datapackage.json lists it (with its recorded hash;
     ``pinned``: a hash must be recorded)."""
     path = calibration_path(coefficients_path, method, edition)
-    if not path.is_file():
+    if not os.path.lexists(path):  # present but not a plain file (a pipe, a device link): refused by name below
         return None
     package = path.parent.parent
     if (package / "datapackage.json").is_file():  # in a package: only a listed file, with its recorded hash
@@ -378,7 +379,9 @@ def _read_edition(coefficients_path: Path, method: str, edition: int, pinned: bo
     elif pinned:
         return None
     else:
-        data = path.read_bytes()
+        from ..data.paths import read_package_bytes
+
+        data = read_package_bytes(path, path.parent)
     rows = tuple(csv.DictReader(data.decode("utf-8").splitlines()))
     return Calibration(Path(coefficients_path).name, rows, hashlib.sha256(data).hexdigest()[:8], method, edition)
 
@@ -392,7 +395,7 @@ def read_calibration_intervals(coefficients_path: Path, calibration: "Calibratio
 
     package = Path(coefficients_path).parent.parent
     relative = f"calibration/intervals/{calibration.name}.csv"
-    if not (package / relative).is_file():
+    if not os.path.lexists(package / relative):
         return None
     if (package / "datapackage.json").is_file():
         from ..data.registry import registered_bytes
@@ -401,7 +404,9 @@ def read_calibration_intervals(coefficients_path: Path, calibration: "Calibratio
         if data is None:
             return None
     else:
-        data = (package / relative).read_bytes()
+        from ..data.paths import read_package_bytes
+
+        data = read_package_bytes(package / relative, package)
     return read_interval_table(data, calibration.name)
 
 

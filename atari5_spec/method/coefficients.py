@@ -200,8 +200,10 @@ def read_version_tables(coefficients_dir: Path, name: str) -> tuple[dict, dict[s
     from ..data.loading import read_table
 
     schemas = Path(coefficients_dir).parent / "schemas"
+    from ..data.paths import read_package_text
+
     tables = {field: read_table(directory / file, json.loads(
-                  (schemas / f"{_RESOURCE_SCHEMAS[file][1]}.schema.json").read_text(encoding="utf-8")))
+                  read_package_text(schemas / f"{_RESOURCE_SCHEMAS[file][1]}.schema.json")))
               for field, file in TABLE_FILES.items()}
     return content, tables
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.errors import InputError
+from ..data.paths import read_package_text
 from . import reference
 
 __all__ = ["VECTORS_PATH", "TOLERANCE", "read_vectors", "run_case", "vector_problems", "differences",
@@ -31,7 +32,7 @@ TABLE_FIELDS = ("interval", "subset", "range", "level", "status", "half_width", 
 
 
 def read_vectors(root: Path) -> dict:
-    return json.loads((Path(root) / VECTORS_PATH).read_text(encoding="utf-8"))
+    return json.loads(read_package_text(Path(root) / VECTORS_PATH, root))
 
 
 def _table(vectors: dict, name: str) -> reference.IntervalTable:
@@ -156,7 +157,8 @@ def parameters_from_package(root: Path, coefficients: str, tables: list[str], ga
         if table is None:
             raise InputError(f"calibration/intervals/{name}.csv: not pinned here (datapackage.json does not list it "
                              "or its calibration)")
-        text = (Path(version.path).parent.parent / "calibration" / "intervals" / f"{name}.csv").read_text("utf-8")
+        package = Path(version.path).parent.parent
+        text = read_package_text(package / "calibration" / "intervals" / f"{name}.csv", package)
         params["interval_tables"][name] = [
             {k: (float(r[k]) if k in ("level", "half_width", "factor") and r[k] != "" else None if r[k] == "" else r[k])
              for k in TABLE_FIELDS} for r in csv.DictReader(text.splitlines())]

@@ -60,7 +60,9 @@ def _schema_fields(root=None) -> list[dict]:
 
     from ..data.datapackage import package_root
 
-    return json.loads((package_root(root) / INTERVALS_SCHEMA).read_text(encoding="utf-8"))["fields"]
+    from ..data.paths import read_package_text
+
+    return json.loads(read_package_text(package_root(root) / INTERVALS_SCHEMA, package_root(root)))["fields"]
 
 
 INTERVAL_COLUMNS = [f["name"] for f in _schema_fields()]

@@ -22,11 +22,12 @@ than silently giving different numbers under the same name.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import os
 from pathlib import Path
 from typing import Mapping, NamedTuple
+
+from ..data.paths import read_package_bytes
 
 from ..data.datapackage import package_root
 from ..data.errors import InputError
@@ -78,8 +79,9 @@ def coefficients_dir(root: Path | None = None) -> Path:
 
 
 def _read_rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+    from ..data.paths import read_package_rows
+
+    return read_package_rows(path)
 
 
 def read_yaml(path: Path):
@@ -87,8 +89,10 @@ def read_yaml(path: Path):
     installed (the same constructor: the same values, several times quicker; verify reads manifests often)."""
     import yaml
 
+    from ..data.paths import read_package_text
+
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    return yaml.load(read_package_text(path), Loader=loader)
 
 
 def known_versions(directory: Path) -> list[str]:
@@ -145,7 +149,7 @@ def _check_manifest_hashes(path: Path) -> None:
     for name in SCORING_FILES:
         expected = recorded.get(name)
         if expected and (path / name).is_file():
-            actual = "sha256:" + hashlib.sha256((path / name).read_bytes()).hexdigest()
+            actual = "sha256:" + hashlib.sha256(read_package_bytes(path / name)).hexdigest()
             if actual != expected:
                 raise InputError(f"{path / name} differs from the hash in its manifest: "
                                  "a pinned version must not be edited (make a new version instead)")
@@ -199,7 +203,7 @@ def _digest(path: Path) -> str:
     h = hashlib.sha256()
     for name in SCORING_FILES:
         if (path / name).is_file():
-            h.update(name.encode() + b"\0" + (path / name).read_bytes())
+            h.update(name.encode() + b"\0" + read_package_bytes(path / name))
     return h.hexdigest()[:8]
 
 

@@ -32,6 +32,7 @@ from typing import Callable, NamedTuple
 import pandas as pd
 
 from ..data.datapackage import package_root
+from ..data.paths import read_package_bytes
 from ..data.published import as_printed, decimals, published_rows
 from . import coefficients as coef
 from . import reproduction, training
@@ -130,7 +131,7 @@ def compare_published(stem: str, computed: pd.DataFrame, root: Path) -> Check:
 def check_files(name: str, directory: Path, content: dict) -> Check:
     mismatches = []
     for file, digest in content["files"].items():
-        text = (directory / file).read_bytes()
+        text = read_package_bytes(directory / file)
         if "sha256:" + hashlib.sha256(text).hexdigest() != digest:
             mismatches.append(f"{name}/{file}: content differs from the hash in manifest.yaml")
     return Check(f"{name}: pinned files", len(content["files"]), mismatches)

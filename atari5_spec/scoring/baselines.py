@@ -11,7 +11,6 @@ Plain csv reading (no pandas): ``score`` must start fast.
 
 from __future__ import annotations
 
-import csv
 import re
 from pathlib import Path
 from typing import NamedTuple
@@ -66,8 +65,9 @@ class BaselineEntry(NamedTuple):
 
 
 def _rows(path: Path) -> list[dict]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+    from ..data.paths import read_package_rows
+
+    return read_package_rows(path)
 
 
 def algorithm_ids(root: Path | None = None) -> list[str]:

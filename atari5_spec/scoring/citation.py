@@ -18,7 +18,6 @@ csv and the standard library only.
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from pathlib import Path
@@ -96,8 +95,9 @@ class Citation(NamedTuple):
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+    from ..data.paths import read_package_rows
+
+    return read_package_rows(path)
 
 
 def _source_counts(root: Path, coefficients) -> dict[str, int]:

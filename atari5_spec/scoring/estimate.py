@@ -24,6 +24,7 @@ This module avoids pandas on purpose: ``atari5-spec score`` must start fast.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.ids import game_aliases, game_key
+from ..data.paths import read_package_rows, read_package_text
 from ..method import reference
 from ..method.calibration import (
     CLAIMED_METHODS,
@@ -175,8 +177,7 @@ class ScoreResult(NamedTuple):
 
 def games_table(root: Path | None = None) -> list[dict[str, str]]:
     """Rows of data/games.csv as dicts of strings."""
-    with (package_root(root) / "data" / "games.csv").open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+    return read_package_rows(package_root(root) / "data" / "games.csv", package_root(root))
 
 
 def load_aliases(root: Path | None = None) -> dict[str, str]:
@@ -191,15 +192,15 @@ def published_extremes(root: Path | None = None) -> dict[str, tuple[float, float
     if not path.is_file():
         return extremes
     values: dict[str, list[float]] = {}
-    with path.open(newline="", encoding="utf-8") as handle:
-        rows = csv.reader(handle)  # plain reader, not DictReader: this runs on every `score` call
-        header = next(rows)
-        game_at, score_at = header.index("game_id"), header.index("score")
-        for row in rows:
-            try:
-                values.setdefault(row[game_at], []).append(float(row[score_at]))
-            except (IndexError, ValueError):
-                continue
+    # a plain reader, not DictReader: this runs on every `score` call
+    rows = csv.reader(io.StringIO(read_package_text(path, package_root(root)), newline=""))
+    header = next(rows)
+    game_at, score_at = header.index("game_id"), header.index("score")
+    for row in rows:
+        try:
+            values.setdefault(row[game_at], []).append(float(row[score_at]))
+        except (IndexError, ValueError):
+            continue
     for game, scores in values.items():
         finite = [v for v in scores if math.isfinite(v)]
         if finite:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple
@@ -38,7 +37,7 @@ from typing import Iterable, Mapping, NamedTuple
 from ..data.errors import InputError
 from ..data.ids import run_id
 from ..data.input_gate import parse_number, read_table
-from ..data.limits import MAX_SCORE_FILE_BYTES, MAX_SCORE_ROWS, load_json
+from ..data.limits import MAX_SCORE_ROWS, load_json
 from .input import Observation, decoded_text, observations_from_text
 
 __all__ = ["LOG_FORMATS", "TRAINING_WINDOW", "Episode", "RunWindow", "LogReading", "read_log", "detect_format",

@@ -18,7 +18,6 @@ was not measured under (:mod:`.relative`).
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -26,6 +25,7 @@ from typing import Iterable, Mapping, Sequence
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.frames import STANDARD_EPISODE_FRAMES
+from ..data.paths import read_package_rows
 
 __all__ = ["implied_sticky", "game_id_warnings", "check_episode_frames", "episode_cap_reason", "episode_cap_message",
            "below_random_games", "below_random_message", "below_random_template", "with_conditions", "episode_caps", "agents_below_random",
@@ -78,9 +78,9 @@ def check_episode_frames(value) -> int | None:
 
 
 def episode_caps(root: Path | None) -> dict[str, int]:
-    with (package_root(root) / "data" / "algorithms.csv").open(newline="", encoding="utf-8") as handle:
-        return {r["algorithm_id"]: int(float(r["max_episode_frames"])) for r in csv.DictReader(handle)
-                if r.get("max_episode_frames")}
+    return {r["algorithm_id"]: int(float(r["max_episode_frames"]))
+            for r in read_package_rows(package_root(root) / "data" / "algorithms.csv", package_root(root))
+            if r.get("max_episode_frames")}
 
 
 def _ratios_text(rows: Sequence[dict]) -> str:
@@ -133,18 +133,16 @@ def agents_below_random(games: Sequence[str], constants: Mapping[str, tuple[floa
 
     folder = package_root(root) / "data"
     below = set()
-    with (folder / "scores.csv").open(newline="", encoding="utf-8") as handle:
-        for r in csv.DictReader(handle):
-            if r["game_id"] in games and r["use_in_fit"] == "true" and float(r["score"]) < constants[r["game_id"]][0]:
-                below.add(r["algorithm_id"])
+    for r in read_package_rows(folder / "scores.csv", folder.parent):
+        if r["game_id"] in games and r["use_in_fit"] == "true" and float(r["score"]) < constants[r["game_id"]][0]:
+            below.add(r["algorithm_id"])
     sums: dict[tuple[str, str, str], list[float]] = {}
     path = folder / "budget_scores.csv"
     if path.is_file():
-        with path.open(newline="", encoding="utf-8") as handle:
-            for r in csv.DictReader(handle):
-                if r["game_id"] in games:
-                    key = (r["algorithm_id"], r["training_frames"], r["game_id"])
-                    sums.setdefault(key, []).append(float(r["score"]))
+        for r in read_package_rows(path, folder.parent):
+            if r["game_id"] in games:
+                key = (r["algorithm_id"], r["training_frames"], r["game_id"])
+                sums.setdefault(key, []).append(float(r["score"]))
     for (algorithm, frames, game), values in sums.items():
         if sum(values) / len(values) < constants[game][0]:
             below.add(f"{algorithm}@{format_frames(int(float(frames)))}")
