@@ -7,8 +7,9 @@ Usage::
 The ranked agents are those of ``atari5-spec leaderboard`` (the default table) and of
 ``leaderboard --only-regime atari-100k``, which ranks every Atari 100k entry with a score on each of the 26 games
 of ``data/benchmark_games.csv`` by its 26-game median (data 1.32.0). A field counts as settled when
-``data/protocol_evidence.csv`` has a row for it with status ``stated`` or ``not-stated`` (the source was read and
-is silent); ``not-found`` and a missing row count as unknown. Rows are also counted by verification (``read``:
+``data/protocol_evidence.csv`` has a row for it with status ``stated``, ``not-stated`` (the source was read and
+is silent) or ``derived`` (statements read and joined; counted apart too); ``not-found`` and a missing row count as
+unknown. Rows are also counted by verification (``read``:
 the text was read; ``recalled``: from memory, to be checked). Prints the figures the report and CHANGELOG cite.
 """
 
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 FIELDS = ("sticky_action_probability", "training_frames")
-SETTLED = ("stated", "not-stated")
+SETTLED = ("stated", "not-stated", "derived")
 
 
 def ranked_agents(dataset) -> list[str]:
@@ -45,6 +46,7 @@ def coverage(dataset) -> dict:
     for field in FIELDS:
         settled = [a for a in agents if status.get((a, field)) in SETTLED]
         out["fields"][field] = {"settled": len(settled), "share": len(settled) / len(agents),
+                                "derived": sum(status.get((a, field)) == "derived" for a in agents),
                                 "unsettled": [a for a in agents if a not in settled]}
     out["rows_read"] = int((rows.verification == "read").sum())
     out["rows_recalled"] = int((rows.verification == "recalled").sum())
@@ -66,7 +68,8 @@ def main(argv=None) -> int:
         return 0
     print(f"ranked agents: {result['ranked']}")
     for field, figures in result["fields"].items():
-        print(f"{field}: {figures['settled']} of {result['ranked']} settled ({100 * figures['share']:.1f}%)"
+        print(f"{field}: {figures['settled']} of {result['ranked']} settled ({100 * figures['share']:.1f}%; "
+              f"{figures['derived']} of them derived)"
               + (f"; not: {', '.join(figures['unsettled'])}" if args.list else ""))
     print(f"evidence rows of ranked agents: {result['rows_read']} read, {result['rows_recalled']} recalled")
     if args.list and result["recalled"]:

@@ -31,6 +31,18 @@ from update_protocol_evidence import apply as evidence_texts  # noqa: E402
 
 EVIDENCE = HERE / "protocol_evidence_2027-34-reread.csv"
 LINKS = HERE / "paper_links_2027-34.csv"
+LATER_EVIDENCE = (HERE / "protocol_evidence_2028.csv",)  # data 1.96.0: facts re-read since, which a replay keeps
+
+
+def superseded_pairs() -> frozenset:
+    """(algorithm_id, field) of every row a later evidence file records."""
+    import csv
+
+    pairs = set()
+    for path in LATER_EVIDENCE:
+        with path.open(newline="", encoding="utf-8") as handle:
+            pairs |= {(r["algorithm_id"], r["field"]) for r in csv.DictReader(handle)}
+    return frozenset(pairs)
 
 
 def main(argv=None) -> int:
@@ -39,7 +51,7 @@ def main(argv=None) -> int:
                         help="data package directory (default: this repository)")
     args = parser.parse_args(argv)
     with package_transaction(args.package, "replay_issue34_protocols") as change:
-        texts = evidence_texts(args.package, EVIDENCE)
+        texts = evidence_texts(args.package, EVIDENCE, superseded_pairs())
         texts.pop("datapackage.json", None)  # one bump for both steps, below
         texts.update(linked_text(args.package, LINKS))
         if not texts:

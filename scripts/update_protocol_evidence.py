@@ -12,7 +12,7 @@ new evidence makes untrue (e.g. "the probability is not stated"), removed where 
 (``scripts/import_protocol_2026.py`` made it), in one transaction, the script:
 
 * upserts the rows by (algorithm_id, field): a row replaces the package's row for that pair, or is added;
-* fills the column of ``data/algorithms.csv`` a ``stated`` row names where it is empty; a stated value that
+* fills the column of ``data/algorithms.csv`` a ``stated`` or ``derived`` row names where it is empty; a stated value that
   contradicts a filled cell, or a not-stated / not-found row beside a filled cell, is refused unless the row
   carries a ``correction`` (then the cell takes the row's value, or is emptied, and ``protocol_note`` of the
   entry says what was corrected in which data version);
@@ -48,6 +48,7 @@ ALGORITHMS = "data/algorithms.csv"
 SCHEMA = "schemas/protocol-evidence.schema.json"
 CORRECTION = "correction"
 NOTE_DROP = "note_drop"
+GIVES_VALUE = ("stated", "derived")  # a derived value (statements joined) fills the column as a stated one does
 
 
 def schema_problems(row: dict[str, str], fields: list[dict], where: str) -> list[str]:
@@ -69,8 +70,11 @@ def schema_problems(row: dict[str, str], fields: list[dict], where: str) -> list
     return problems
 
 
-def apply(root: Path, evidence_path: Path) -> dict[str, str]:
-    """The new text of every file the update writes (relative path -> text); empty when nothing changes."""
+def apply(root: Path, evidence_path: Path, superseded: frozenset = frozenset()) -> dict[str, str]:
+    """The new text of every file the update writes (relative path -> text); empty when nothing changes.
+
+    ``superseded``: (algorithm_id, field) pairs a later evidence file records anew; their rows here are skipped, so
+    replaying an older file on a newer package never undoes later evidence."""
     descriptor = read_descriptor(root)
     if not any(r["name"] == "protocol_evidence" for r in descriptor["resources"]):
         raise SystemExit(f"{root}: no protocol evidence resource; run scripts/import_protocol_2026.py first")
@@ -89,6 +93,8 @@ def apply(root: Path, evidence_path: Path) -> dict[str, str]:
     for line, row in enumerate(given, start=2):
         where = f"{evidence_path.name}, line {line}"
         row = {k: (v or "").strip() for k, v in row.items() if k is not None}
+        if (row.get("algorithm_id"), row.get("field")) in superseded:
+            continue
         problems += schema_problems(row, fields, where)
         key = (row["algorithm_id"], row["field"])
         if key in seen:
@@ -101,13 +107,14 @@ def apply(root: Path, evidence_path: Path) -> dict[str, str]:
         if row["field"] not in entry:
             continue  # reported by the schema check
         cell, value, reason = entry[row["field"]], row["value"], row.get(CORRECTION, "")
-        if row["status"] != "stated" and value:
+        gives_value = row["status"] in GIVES_VALUE
+        if not gives_value and value:
             problems.append(f"{where}: status {row['status']} needs an empty value (found {value!r})")
             continue
-        if row["status"] == "stated" and not value:
-            problems.append(f"{where}: status stated needs the value")
+        if gives_value and not value:
+            problems.append(f"{where}: status {row['status']} needs the value")
             continue
-        differs = (cell != "" and not same(cell, value)) if row["status"] == "stated" else cell != ""
+        differs = (cell != "" and not same(cell, value)) if gives_value else cell != ""
         if differs and not reason:
             problems.append(f"{where}: {row['field']} of {row['algorithm_id']} is {cell!r} in {ALGORITHMS}, the row "
                             f"says {value or row['status']!r}: reconcile them, or give the reason in column "
@@ -115,9 +122,9 @@ def apply(root: Path, evidence_path: Path) -> dict[str, str]:
             continue
         if differs:
             corrections.append((row["algorithm_id"], row["field"], cell, value, reason))
-        if row["status"] == "stated" and (cell == "" or differs):
+        if gives_value and (cell == "" or differs):
             entry[row["field"]] = value
-        elif row["status"] != "stated":
+        elif not gives_value:
             entry[row["field"]] = ""
         merged[key] = {c: row[c] for c in evidence_columns}
         drop = row.get(NOTE_DROP, "")

@@ -442,7 +442,8 @@ def _cell_text(value) -> str | None:
 
 def protocol_evidence_checks(pa, data: Dataset) -> list:
     """Each evidence row documents the protocol column it names: a stated value is the one data/algorithms.csv
-    holds; not-stated and not-found leave the column empty there (data package 1.24)."""
+    holds (a derived value too, data 1.97.0); not-stated and not-found leave the column empty there (data package
+    1.24)."""
     algorithms = data.algorithms.set_index("algorithm_id")
 
     def held(d):  # the text data/algorithms.csv holds for each row's (algorithm, field)
@@ -452,7 +453,7 @@ def protocol_evidence_checks(pa, data: Dataset) -> list:
     def agrees(d):
         cell = held(d)
         value = d.value.astype(object).where(d.value.notna(), None)
-        stated = d.status == "stated"
+        stated = d.status.isin(["stated", "derived"])
         same = pd.Series([c is not None and v is not None and _same_value(c, v) for c, v in zip(cell, value)],
                          index=d.index)
         empty = cell.isna() & value.isna()
@@ -464,7 +465,7 @@ def protocol_evidence_checks(pa, data: Dataset) -> list:
         _rule(pa, "field", lambda d: ~d.duplicated(["algorithm_id", "field"], keep=False),
               "two evidence rows for the same algorithm and field", "keep one row per protocol field"),
         _rule(pa, "value", agrees,
-              "the evidence does not match data/algorithms.csv (a stated value must be the column's value; "
+              "the evidence does not match data/algorithms.csv (a stated or derived value must be the column's value; "
               "not-stated and not-found leave both empty)",
               "make value the text of the column in data/algorithms.csv, or fix the column, or the status"),
     ]
