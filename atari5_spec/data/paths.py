@@ -200,7 +200,11 @@ def read_regular_file(path: Path | str, label: str, max_bytes: int, follow_links
             raise InputError(f"{label}: is not a regular file: give a plain file")
         if info.st_size > max_bytes:
             raise InputError(f"{label}: is {info.st_size:,} bytes, more than the limit of {max_bytes:,} bytes")
-        data = handle.read(max_bytes + 1)
+        # Read what the file holds, not a buffer of the limit (a 64 MiB read buffer costs more than a small file).
+        limit = max_bytes + 1
+        data = handle.read(min(info.st_size + 1, limit))
+        if info.st_size < len(data) < limit:  # it grew while being read: read on, up to the limit
+            data += handle.read(limit - len(data))
     if len(data) > max_bytes:  # grew while being read
         raise InputError(f"{label}: is more than the limit of {max_bytes:,} bytes")
     return data
