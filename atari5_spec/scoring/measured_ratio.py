@@ -13,8 +13,10 @@ of the package, its rows of data/seed_scores.csv, whose means must be its publis
 bootstrap: :data:`RESAMPLES` resamples, each game's seeds resampled with replacement within that game and
 independently per agent, by :func:`atari5_spec.method.reference.bootstrap_means` with the pinned seed
 :data:`SEED` (numpy's PCG64 seeded with (0, crc32(game), stream 2 for the agent, 3 for the baseline)), the
-medians and their ratio taken per resample. The interval covers seed noise only (not the games left out nor a
-difference of protocol); a direction ("higher", "lower") is stated only when it excludes 1.
+medians and their ratio taken per resample; the interval is the resampled ratios' percentile interval at the
+comparison's level (it can sit off-centre around the measured ratio: a median's bootstrap is lumpy). It covers
+seed noise only (not the games left out nor a difference of protocol); a direction ("higher", "lower") is
+stated only when it excludes 1 (on the side of the measured ratio).
 
 No pandas (``score`` must start fast).
 """
@@ -113,7 +115,9 @@ def measured_comparison(agent_normalised: Mapping[str, float], baseline_normalis
         return MeasuredComparison(ratio, **base, **none,
                                   note="the baseline's median is at or below random play in some seed resamples")
     low, high = reference.percentile_interval(samples[0] / samples[1], level)
-    decision = "higher" if low > 1.0 else "lower" if high < 1.0 else "cannot tell"
+    # a direction only when the interval excludes 1 on the side of the measured ratio (a percentile interval of a
+    # median can sit off-centre; one that excluded 1 on the other side would contradict the measurement)
+    decision = "higher" if low > 1.0 and ratio > 1.0 else "lower" if high < 1.0 and ratio < 1.0 else "cannot tell"
     return MeasuredComparison(ratio, **base, interval=(low, high), n_resamples=RESAMPLES, bootstrap_seed=SEED,
                               decision=decision)
 
