@@ -127,3 +127,15 @@ def test_score_prints_the_measured_ratio_beside_the_atari5_ratio(run, tmp_path):
     measured = json.loads(out)["relative"]["measured"]
     assert measured["ratio"] == m.ratio and measured["interval"] == list(m.interval)
     assert measured["n_games"] == m.n_games and measured["decision"] == m.decision
+
+
+def test_relative_scores_frame_carries_the_measured_comparison():
+    five = {g: v for g, v in algorithm_baseline("dopamine-rainbow").scores.items()
+            if g in ("battle_zone", "double_dunk", "name_this_game", "phoenix", "qbert")}
+    results = atari5_spec.relative_scores({"five": five, "runs": seed_runs("dopamine-rainbow")}, "dopamine-iqn",
+                                          n_bootstrap=0)
+    frame = results.to_frame()
+    m = results["runs"].measured
+    assert frame.loc["runs", "measured_ratio"] == m.ratio and frame.loc["runs", "measured_games"] == m.n_games
+    assert (frame.loc["runs", "measured_low"], frame.loc["runs", "measured_high"]) == m.interval
+    assert np.isnan(frame.loc["five", "measured_ratio"]) and frame.loc["five", "measured_games"] == 0
