@@ -26,7 +26,7 @@ import math
 from ..scoring.intervals import DECISION, DECISION_WITHIN_MARGIN, POPULATION, evidence_line as _evidence_line
 from .tables import Table
 
-__all__ = ["WIDTH", "answer_lines", "ratio_answer_lines", "explain_lines", "relative_explain_lines",
+__all__ = ["WIDTH", "answer_lines", "ratio_answer_lines", "measured_lines", "explain_lines", "relative_explain_lines",
            "score_tables", "score_json", "score_only", "number"]
 
 WIDTH = 100  # the default output's widest line (the paste line excepted)
@@ -149,11 +149,39 @@ def _lacking(relative) -> str:
                      if r.estimate is None)
 
 
+MEASURED_DECISION = {"higher": "the agent's measured median is higher than the baseline's",
+                     "lower": "the agent's measured median is lower than the baseline's",
+                     "cannot tell": "cannot tell which is higher (the seed interval holds 1)"}
+
+
+def measured_lines(measured) -> list[str]:
+    """With 40 or more of the 57 games on both sides: the measured ratio of medians, labelled as measured, the
+    Atari-5 ratio beside it, its seed interval and decision (none without per-seed scores for both)."""
+    m = measured
+    if m is None:
+        return []
+    medians = f"yours {number(m.agent_median)}, baseline {number(m.baseline_median)}"
+    if m.ratio is None:
+        return [f"measured {m.label}: {medians}; no measured ratio: {m.note}"]
+    beside = f" (Atari-5 ratio: {m.atari5_ratio:.3f})" if m.atari5_ratio is not None else ""
+    lines = [f"measured ratio of {m.label}: {m.ratio:.3f}{beside}",
+             f"  measured, not estimated: {medians} (median human-normalised score, %)"]
+    if m.interval is not None:
+        lines += [f"  {_percent(m.level)} seed interval: {m.interval[0]:.3f} to {m.interval[1]:.3f} "
+                  f"(seed noise only; {m.n_resamples:,} resamples, seed {m.bootstrap_seed})",
+                  f"  measured decision: {MEASURED_DECISION[m.decision]}"]
+    else:
+        lines.append(f"  no seed interval, so no measured direction: {m.note}")
+    return lines
+
+
 def ratio_answer_lines(relative, baseline_source: str) -> list[str]:
-    """With ``--relative-to``: the ratio, its interval and decision, the evidence, its own paste line."""
+    """With ``--relative-to``: the ratio, its interval and decision, the evidence, with 40 or more games on both
+    sides the measured ratio of medians, its own paste line."""
     subset = relative.agent.subset
     if relative.ratio is None:
-        return [f"ratio to {baseline_source}: not computable: {_lacking(relative)}"]
+        return [f"ratio to {baseline_source}: not computable: {_lacking(relative)}"] + measured_lines(
+            relative.measured)
     lines = [f"ratio to {baseline_source}: {relative.ratio:.3f}  (your {subset} {number(relative.agent.estimate)} / "
              f"baseline {number(relative.baseline.estimate)})"]
     pi = relative.prediction_interval
@@ -169,6 +197,7 @@ def ratio_answer_lines(relative, baseline_source: str) -> list[str]:
             lines.append(evidence)
     else:
         lines.append("no prediction interval for the ratio: cannot be decided here (see --explain)")
+    lines += measured_lines(relative.measured)
     if relative.signature:
         lines += ["Paste this line in your paper (the ratio):", "  " + ratio_paste_line(relative)]
     return lines
@@ -277,13 +306,39 @@ def _see_also(entry) -> list[str]:
             + (f" (--relative-to {entry.see_also[0]})" if entry.see_also else "")]
 
 
+def measured_explain_lines(measured) -> list[str]:
+    """``--explain``'s account of the measured comparison: what is measured, over which games, the bootstrap."""
+    m = measured
+    if m is None:
+        return []
+    lines = [f"  measured ratio of {m.label}: " + (f"{m.ratio:.3f} = {number(m.agent_median)} / "
+                                                   f"{number(m.baseline_median)}" if m.ratio is not None else
+                                                   f"none ({m.note})"),
+             "    each side's median human-normalised score over the games of the 57 both have (the reference's "
+             "normalisation of each game's seed mean): measured from the games, not estimated",
+             f"    games: the agent gives {m.agent_games} of the 57, the baseline has {m.baseline_games}; "
+             f"{m.n_games} compared (the games both have)"]
+    if m.atari5_ratio is not None:
+        lines.append(f"    the Atari-5 ratio beside it: {m.atari5_ratio:.3f} (a prediction of this ratio from five games)")
+    if m.interval is not None:
+        lines.append(f"    seed interval ({_percent(m.level)}): {m.interval[0]:.3f} to {m.interval[1]:.3f}: percentile "
+                     f"bootstrap, {m.n_resamples:,} resamples, pinned seed {m.bootstrap_seed}, each game's seeds "
+                     "resampled with replacement within the game, independently per agent; seed noise only (not "
+                     "the games left out, nor a difference of protocol); a direction only when it excludes 1")
+        lines.append(f"    seeds: the agent's from {m.agent_seeds}, the baseline's from {m.baseline_seeds}")
+    elif m.ratio is not None:
+        lines.append(f"    no seed interval, so no measured direction: {m.note}")
+    return lines
+
+
 def relative_explain_lines(relative, baseline_source: str) -> list[str]:
     """The ratio's details for ``--explain``: its definition, the baseline's provenance and protocol, the interval's
-    coverage and seed part, the baseline's own interval and signature."""
+    coverage and seed part, the measured comparison (40 or more games on both sides), the baseline's own interval
+    and signature."""
     subset = relative.agent.subset
     if relative.ratio is None:
         return (["", f"Relative to {baseline_source}: not computable, {_lacking(relative)}"]
-                + _see_also(relative.baseline_entry))
+                + measured_explain_lines(relative.measured) + _see_also(relative.baseline_entry))
     from ..scoring.relative import RATIO_DEFINITION
 
     ratio_pi = relative.prediction_interval
@@ -314,6 +369,7 @@ def relative_explain_lines(relative, baseline_source: str) -> list[str]:
     if relative.interval:
         lines.append(f"  seed-only {_interval_text(relative.interval, relative.agent.bootstrap.confidence, 3)} "
                      "(seed noise only, NOT where the ratio of the 57-game medians lies)")
+    lines += measured_explain_lines(relative.measured)
     bpi = relative.baseline.prediction_interval
     lines += [f"  your {subset} {number(relative.agent.estimate)} / baseline {subset} "
               f"{number(relative.baseline.estimate)}, same coefficients and settings (paper Table 5)"
@@ -352,6 +408,13 @@ def score_tables(result, relative=None, baseline_source: str | None = None) -> l
                pi.decision if pi else "cannot be decided here")
         notes = ["Ratio: the plain ratio of the two estimates; its interval is where the ratio of the two agents' "
                  "57-game medians lies."]
+        m = relative.measured
+        if m is not None and m.ratio is not None:
+            notes.append(f"Measured ratio of {m.label}: {m.ratio:.3f} (measured, not estimated: "
+                         f"{number(m.agent_median)} / {number(m.baseline_median)})"
+                         + (f"; {_percent(m.level)} seed interval {m.interval[0]:.3f} to {m.interval[1]:.3f} "
+                            f"({m.n_resamples:,} resamples over seeds, seed {m.bootstrap_seed}): {m.decision}"
+                            if m.interval is not None else f"; no seed interval: {m.note}") + ".")
         if relative.signature:
             notes.append(f"Signature: {relative.signature}")
         tables.insert(0, Table(("Baseline", "Agent", "Baseline estimate", "Ratio",
@@ -446,6 +509,8 @@ def score_json(result, names: dict[str, str], relative=None, baseline_source: st
                            "baseline_entry": _entry_json(relative.baseline_entry),
                            "baseline_protocol": (relative.baseline.protocol._asdict()
                                                  if relative.baseline.protocol else None)}
+        if relative.measured is not None:  # only with 40 or more games on both sides (else the key is absent)
+            out["relative"]["measured"] = relative.measured.as_dict()
         if ratio_pi is not None:
             evidence = ratio_pi.evidence
             out["relative"]["prediction_interval"]["evidence"] = evidence._asdict() if evidence else None

@@ -11,7 +11,11 @@ Plain csv reading (no pandas): ``score`` must start fast.
 
 from __future__ import annotations
 
+import csv
+import io
+
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,7 +23,7 @@ from ..data.datapackage import package_root
 from ..data.errors import InputError
 
 __all__ = ["BaselineEntry", "algorithm_baseline", "algorithm_baselines", "shares_setup", "algorithm_ids",
-           "PROTOCOL_FIELDS"]
+           "seed_runs", "PROTOCOL_FIELDS"]
 
 PROTOCOL_FIELDS = ("start_condition", "noop_max", "sticky_action_probability", "action_set", "life_loss_episode_end",
                    "frame_skip", "max_episode_frames", "training_frames", "regime", "evaluation", "eval_episodes",
@@ -130,6 +134,30 @@ def _entry(algorithm_id: str, algorithms: dict, rows: list[dict], source_rows: l
         entry["source_id"], source.get("title", ""), scores, provenance,
         {k: entry[k] for k in PROTOCOL_FIELDS if entry.get(k)}, entry.get("protocol_note", ""),
         entry.get("exclusion", ""), note, see_also, entry.get("kind", ""), entry.get("paper_title", "") or "")
+
+
+def seed_runs(algorithm_id: str, root: Path | None = None) -> dict[str, tuple[float, ...]]:
+    """An entry's per-seed scores from data/seed_scores.csv: game id -> its seeds' scores in seed order (empty when
+    the package has none for it). The file is read once per package root."""
+    return dict(_seed_table(str(package_root(root))).get(algorithm_id, {}))
+
+
+@lru_cache(maxsize=2)
+def _seed_table(root: str) -> dict[str, dict[str, tuple[float, ...]]]:
+    path = Path(root) / "data" / "seed_scores.csv"
+    if not path.is_file():
+        return {}
+    table: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    from ..data.paths import read_package_text
+
+    rows = csv.reader(io.StringIO(read_package_text(path, root), newline=""))  # plain reader: 28,000 rows
+    header = next(rows)
+    at = {name: header.index(name) for name in ("algorithm_id", "game_id", "seed", "score")}
+    for row in rows:
+        table.setdefault(row[at["algorithm_id"]], {}).setdefault(row[at["game_id"]], []).append(
+            (float(row[at["seed"]]), float(row[at["score"]])))
+    return {a: {g: tuple(score for _, score in sorted(seeds)) for g, seeds in games.items()}
+            for a, games in table.items()}
 
 
 def shares_setup(a: BaselineEntry, b: BaselineEntry) -> bool:

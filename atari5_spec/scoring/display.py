@@ -84,6 +84,11 @@ def _relative_rows(result) -> list[tuple[str, Any]]:
              ("baseline", f"{result.baseline.estimate:.1f}" if result.baseline.estimate is not None
               else "not computable"),
              ("signature", result.signature)]
+    m = getattr(result, "measured", None)
+    if m is not None:
+        rows += [(f"measured ratio ({m.label})", m.ratio),
+                 ("measured seed interval", interval_cell(m.interval, m.note or "none")),
+                 ("measured decision", m.decision)]
     return rows
 
 

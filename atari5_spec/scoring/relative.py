@@ -25,6 +25,10 @@ The baseline can be an algorithm id of the package (``"rainbow-noop"``): its
 published per-game numbers, with its provenance and protocol
 (:mod:`.baselines`).
 
+With 40 or more of the 57 games on both sides, ``measured`` also compares the
+two agents' measured medians over the games both have, with a seed bootstrap
+where both have per-seed scores (:mod:`.measured_ratio`); None otherwise.
+
 Like :mod:`.estimate`, this module avoids pandas (``score --relative-to``
 must start fast).
 """
@@ -77,6 +81,7 @@ class RelativeResult(NamedTuple):
     prediction_interval: RatioInterval | None = None
     baseline_entry: BaselineEntry | None = None  # the package's entry when the baseline was an algorithm id
     same_setup: bool = False
+    measured: Any = None  # MeasuredComparison (measured_ratio): both sides' measured medians, 40+ games each
 
     @property
     def seed_interval(self) -> SeedInterval | None:
@@ -91,8 +96,13 @@ class RelativeResult(NamedTuple):
                      f"decision={pi.decision!r}" if pi else "prediction_interval=unknown (no calibration)")
         seeds = (f"{interval_text(self.interval, 3)} [seed noise only]" if self.interval
                  else "unknown (needs 2+ seeds per game for both)")
+        m = self.measured
+        measured = "" if m is None or m.ratio is None else (
+            f", measured_ratio={m.ratio:.3f} [{m.label}, measured]"
+            + (f" {m.level:.0%} seed interval={m.interval[0]:.3f} to {m.interval[1]:.3f}, decision={m.decision!r}"
+               if m.interval else ""))
         return (f"RelativeResult(ratio={self.ratio:.3f}, {predicted}, seed_interval={seeds}, "
-                f"agent={self.agent.estimate:.1f}, baseline={self.baseline.estimate:.1f})")
+                f"agent={self.agent.estimate:.1f}, baseline={self.baseline.estimate:.1f}{measured})")
 
     def _repr_html_(self) -> str:
         return result_html(self)
@@ -153,8 +163,9 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
     base = with_conditions(base, (), None, base_cap, coefficient_set)
     agent = with_gate_allowed(agent, agent_allowed) if agent_allowed else agent
     base = with_gate_allowed(base, tuple(a.removeprefix("baseline: ") for a in base_allowed)) if base_allowed else base
+    measured = _measured(agent, base, agent_runs, baseline_runs, entry, coefficient_set.constants, confidence)
     if agent.estimate is None or base.estimate is None:
-        return RelativeResult(agent, base, None, None, None, None, entry, bool(same_setup))
+        return RelativeResult(agent, base, None, None, None, None, entry, bool(same_setup), measured)
     if base.estimate <= 0:
         raise InputError(f"the baseline's {base.subset} score is {base.estimate:g}: "
                          "a ratio to a baseline at or below random is meaningless")
@@ -181,7 +192,28 @@ def relative_score(scores: Any, baseline: Any, subset: str = "Atari-5", coeffici
         from .signature import GATE_ALLOWED
 
         text = str(replace(parse_signature(text), gate=GATE_ALLOWED))
-    return RelativeResult(agent, base, agent.estimate / base.estimate, interval, text, ratio, entry, bool(same_setup))
+    measured = measured._replace(atari5_ratio=agent.estimate / base.estimate) if measured is not None else None
+    return RelativeResult(agent, base, agent.estimate / base.estimate, interval, text, ratio, entry, bool(same_setup),
+                          measured)
+
+
+def _measured(agent: ScoreResult, base: ScoreResult, agent_runs, baseline_runs, entry: BaselineEntry | None,
+              constants, confidence: float):
+    """The measured comparison of the two sides' medians (:mod:`.measured_ratio`), or None below 40 games; a
+    package entry's seeds come from data/seed_scores.csv."""
+    from .measured_ratio import MIN_GAMES, canonical_games, entry_seed_runs, measured_comparison
+
+    if min(len(agent.normalised), len(base.normalised)) < MIN_GAMES:  # cheap: no file read below 40 games
+        return None
+    canonical = canonical_games()
+    games = [g for g in canonical if g in agent.normalised and g in base.normalised]
+    base_seeds, no_seeds = "its given scores", ""
+    if entry is not None:
+        baseline_runs, no_seeds = entry_seed_runs(entry, games) if len(games) >= MIN_GAMES else (None, "")
+        base_seeds = f"data/seed_scores.csv ({entry.algorithm_id})"
+    return measured_comparison(agent.normalised, base.normalised, canonical, constants, agent_runs, baseline_runs,
+                               confidence, agent_seeds="its given scores", baseline_seeds=base_seeds,
+                               no_seeds=no_seeds)
 
 
 def _gated(scores: Any, runs, aliases, constants, extremes, allow: bool, side: str = "") -> tuple[str, ...]:
@@ -320,20 +352,26 @@ class RelativeScores(dict):
     """:func:`relative_scores`' result: agent name -> :class:`RelativeResult`, and :meth:`to_frame`."""
 
     COLUMNS = ("estimate", "baseline_estimate", "ratio", "low", "high", "level", "decision", "seed_low",
-               "seed_high", "signature")
+               "seed_high", "signature", "measured_ratio", "measured_low", "measured_high", "measured_games",
+               "measured_decision")
 
     def to_frame(self):
         """One row per agent (index ``agent``): its estimate, the baseline's, the ratio, the ratio's prediction
         interval (``low``, ``high`` at ``level``; NaN when there is none) and its ``decision``, the seed-only
-        interval (``seed_low``, ``seed_high``) and the ratio's signature."""
+        interval (``seed_low``, ``seed_high``), the ratio's signature and, where both sides have 40 or more
+        of the 57 games, the measured ratio of medians (``measured_*``: its seed interval, the games compared and
+        its decision; NaN / None otherwise)."""
         import pandas as pd
 
         nan = float("nan")
         rows = []
         for name, r in self.items():
-            pi, seeds = r.prediction_interval, r.interval
+            pi, seeds, m = r.prediction_interval, r.interval, r.measured
+            mi = m.interval if m is not None else None
             rows.append((name, r.agent.estimate, r.baseline.estimate, nan if r.ratio is None else r.ratio,
                          pi.low if pi else nan, pi.high if pi else nan, pi.level if pi else nan,
                          pi.decision if pi else None, seeds[0] if seeds else nan, seeds[1] if seeds else nan,
-                         r.signature))
+                         r.signature, nan if m is None or m.ratio is None else m.ratio, mi[0] if mi else nan,
+                         mi[1] if mi else nan, m.n_games if m is not None else 0,
+                         m.decision if m is not None else None))
         return pd.DataFrame.from_records(rows, columns=("agent",) + self.COLUMNS).set_index("agent")
