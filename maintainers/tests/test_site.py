@@ -479,6 +479,14 @@ def test_upstream_import_fills_none_found_rows_once_and_refuses_a_different_link
         module.main([str(package_copy), "--upstream-2028", str(upstream)])
     assert "paper-links.csv, line 2" in str(refused.value) and "reconcile" in str(refused.value)
     assert again == {p: (package_copy / p).read_bytes() for p in files}
+    upstream.write_text(upstream.read_text(encoding="utf-8").replace('"dreamerv2"', '"no-such-entry"')
+                        .replace("Hafner, Danijar and", "{Hafner}, Danijar and"), encoding="utf-8")
+    with pytest.raises(SystemExit) as refused:
+        module.main([str(package_copy), "--upstream-2028", str(upstream)])
+    message = str(refused.value)
+    assert "line 2: algorithm_ids names no-such-entry" in message and "column authors is '{Hafner}" in message
+    assert "schemas/paper-links.schema.json" in message or "does not match" in message
+    assert again == {p: (package_copy / p).read_bytes() for p in files}
 
 
 @pytest.mark.skipif(not UPSTREAM_2028.is_file(), reason="the maintainer's upstream-2028 folder is not here")
