@@ -172,3 +172,64 @@ def _training_sources() -> set[str]:
         ids = {row["score_id"] for row in csv.DictReader(handle)}
     with (REPOSITORY / "data" / "scores.csv").open(encoding="utf-8") as handle:
         return {row["source_id"] for row in csv.DictReader(handle) if row["score_id"] in ids}
+
+
+# --- issue 48 item 1: each entry's paper, with its authors -------------------------------------------------------------
+
+def _link_rows() -> list[dict]:
+    import csv
+
+    with (REPOSITORY / "data" / "paper_links.csv").open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_every_papers_bibtex_parses_and_carries_the_recorded_authors():
+    """The entry of every linked paper (what the site and `cite --algorithm` print), all in one file: pybtex and
+    bibtexparser read it, braces balance in each entry, and each recorded author list comes back name by name."""
+    pybtex_database = pytest.importorskip("pybtex.database")
+    bibtexparser = pytest.importorskip("bibtexparser")
+    rows = _link_rows()
+    entries = {r["algorithm_id"]: cite.paper_bibtex(cite.paper(r["algorithm_id"])) for r in rows}
+    entries = {k: v for k, v in entries.items() if v}
+    by_key = {cite.paper_key(cite.paper(k)): k for k in entries}
+    assert len(by_key) == len(entries)  # one key per entry
+    for text in entries.values():
+        depth = 0
+        for ch in text:
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            assert depth >= 0
+        assert depth == 0 and "@" not in text[1:]
+    out = "\n\n".join(entries.values()) + "\n"
+    strict = pybtex_database.parse_string(out, "bibtex")
+    library = bibtexparser.parse_string(out)
+    assert not library.failed_blocks and len(library.entries) == len(entries) == len(strict.entries)
+    authored = {r["algorithm_id"]: r["authors"] for r in rows if r["authors"] and r["link_kind"] != "none-found"}
+    assert len(authored) >= 90
+    for key, algorithm_id in by_key.items():
+        persons = strict.entries[key].persons.get("author", [])
+        if algorithm_id in authored:
+            names = authored[algorithm_id].split(" and ")
+            assert len(persons) == len(names), algorithm_id
+            assert [" ".join(p.prelast_names + p.last_names) for p in persons if str(p) != "others"] == \
+                [n.split(", ")[0] for n in names if n != "others"], algorithm_id
+            assert "note" not in strict.entries[key].fields  # no "Authors not recorded" beside the authors
+        else:
+            assert not persons and "Authors not recorded" in strict.entries[key].fields["note"]
+
+
+def test_cite_algorithm_adds_the_entrys_paper_with_authors_and_venue(run, capsys):
+    bibtexparser = pytest.importorskip("bibtexparser")
+    row = {r["algorithm_id"]: r for r in _link_rows()}["ape-x"]
+    out = run("cite", "--algorithm", "ape-x")
+    entry = {e.key: e for e in bibtexparser.parse_string(out).entries}["apex2018"]
+    assert entry["author"] == row["authors"] and entry["eprint"] == row["link"] == "1803.00933"
+    assert entry["howpublished"] == row["venue"]
+    as_json = json.loads(run("cite", "--format", "json", "--algorithm", "ape-x", "--algorithm", "adam-huber"))
+    papers = {p["algorithm_id"]: p for p in as_json["papers"]}
+    assert papers["ape-x"]["authors"] == row["authors"].split(" and ") and papers["ape-x"]["status"] == "doubtful"
+    assert papers["adam-huber"]["url"] is None and papers["adam-huber"]["reason"]
+    assert "Horgan, Dan, Quan, John" in run("cite", "--format", "apa", "--algorithm", "ape-x")
+    cff = yaml.safe_load(run("cite", "--format", "cff", "--algorithm", "ape-x"))
+    assert cff["references"][0]["authors"][0] == {"family-names": "Horgan", "given-names": "Dan"}
+    assert main(["cite", "--algorithm", "no-such-entry"]) == 1
+    assert "no-such-entry" in capsys.readouterr().err

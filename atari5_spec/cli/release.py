@@ -32,7 +32,9 @@ file of entries only, which pybtex, bibtexparser and BibTeX all read).
 --sources adds every source (data/sources.csv) of the rows the number depends
 on: the coefficient version's training rows, the held-out agents of its
 calibration and the normalisation constants. --signature SIG cites the
-versions a signature names and quotes it in the sentence."""
+versions a signature names and quotes it in the sentence. --algorithm ID
+(repeatable) adds that entry's own paper (data/paper_links.csv): with its
+authors and venue where the texts read gave them, or why no paper is linked."""
 
 def add_release_commands(commands) -> None:
     """Register ``signature`` and ``cite`` on the main parser's subparsers."""
@@ -59,6 +61,8 @@ def add_release_commands(commands) -> None:
                    help="the coefficient version used (default: the index's default, or the signature's)")
     p.add_argument("--signature", default=None, metavar="SIG", help="a signature printed by `score`: cite its "
                    "versions and quote it in the sentence")
+    p.add_argument("--algorithm", action="append", default=[], metavar="ID",
+                   help="also cite this entry's own paper (repeatable; ids as in data/algorithms.csv)")
     p.set_defaults(run=_cmd_cite)
 
 
@@ -133,9 +137,12 @@ def _jsonable(signature) -> dict:
 def _cmd_cite(args) -> int:
     from ..scoring import citation as cite
 
-    result = cite.citation(args.coefficients, args.signature, args.sources)
+    result = cite.citation(args.coefficients, args.signature, args.sources, algorithms=args.algorithm)
     writer = {"bibtex": cite.as_bibtex, "cff": cite.as_cff, "apa": cite.as_apa, "json": cite.as_json}[args.format]
     print(writer(result), end="")
     if args.format == "bibtex":  # BibTeX has no comments: the sentence goes beside the entries, not into the file
+        for p in result.papers:
+            if not p.url:
+                print(f"{p.algorithm_id}: no paper link recorded: {p.reason}", file=sys.stderr)
         print(f"Next to the number: {result.sentence}", file=sys.stderr)
     return 0

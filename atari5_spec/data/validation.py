@@ -328,6 +328,31 @@ def paper_link_checks(pa, links: pd.DataFrame, algorithms: pd.DataFrame) -> list
               "arxiv YYMM.NNNNN, url https://...; empty for none-found)", "fix link or link_kind"),
         _rule(pa, "reason", lambda d: (d.link_kind != "none-found") | d.reason.notna(),
               "none-found needs the reason", "say why no identifier is given"),
+    ] + (paper_author_checks(pa) if "status" in links.columns else [])
+
+
+def paper_author_checks(pa) -> list:
+    """data 1.97.0: a link is stated or doubtful (a doubt says what), none-found has no status, and the authors are
+    BibTeX names: non-empty names separated by " and ", each "Last, First" (or one word), "others" only last."""
+    def names(d):
+        def ok(text):
+            if text is pd.NA or text == "":
+                return True
+            parts = str(text).split(" and ")
+            return (all(p.strip() == p and p and p.count(",") <= 1 and not p.endswith(",") for p in parts)
+                    and "others" not in parts[:-1])
+        return pd.Series([ok(v) for v in d.authors], index=d.index, dtype=bool)
+
+    return [
+        _rule(pa, "status", lambda d: (d.link_kind == "none-found") == d.status.isna(),
+              "a link needs its status (stated or doubtful) and none-found has none",
+              "set status stated or doubtful for a link; leave it empty for none-found"),
+        _rule(pa, "reason", lambda d: (d.status != "doubtful").fillna(True) | d.reason.notna(),
+              "a doubtful link needs the reason (what is in doubt)", "say what is in doubt"),
+        _rule(pa, "authors", lambda d: (d.link_kind != "none-found") | d.authors.isna(),
+              "none-found has no paper, so no authors", "give the link or empty the authors"),
+        _rule(pa, "authors", names, "the authors are not BibTeX names (\"Last, First and Last, First\", one comma "
+              "per name, \"and others\" only at the end)", "write the names as BibTeX does"),
     ]
 
 
@@ -442,7 +467,7 @@ def _cell_text(value) -> str | None:
 
 def protocol_evidence_checks(pa, data: Dataset) -> list:
     """Each evidence row documents the protocol column it names: a stated value is the one data/algorithms.csv
-    holds (a derived value too, data 1.97.0); not-stated and not-found leave the column empty there (data package
+    holds (a derived value too, data 1.96.0); not-stated and not-found leave the column empty there (data package
     1.24)."""
     algorithms = data.algorithms.set_index("algorithm_id")
 

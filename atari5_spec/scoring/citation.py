@@ -8,7 +8,10 @@ With ``sources=True`` every source (data/sources.csv) of the rows a result
 depends on is cited too: the coefficient version's training rows
 (coefficients/<version>/training_rows.csv), the agents of the calibration
 ``score`` uses (calibration/<version>*.csv) and the source of the
-normalisation constants.
+normalisation constants. With ``algorithms=(ID, ...)`` each entry's own paper
+is cited too, from data/paper_links.csv (data 1.97.0: with its authors and
+venue where a text read gave them; :func:`paper_bibtex`, the entry the site
+shows on the algorithm's page).
 
 There is no DOI yet: :data:`DOI` stays None until the first archived release
 has one (CONTRIBUTING.md, "Releasing"), and nothing printed pretends otherwise.
@@ -29,7 +32,7 @@ from ..method.calibration import read_calibration
 from ..method.pinned import load_coefficient_set
 from .signature import data_package_version, parse_signature
 
-__all__ = ["Citation", "Source", "citation", "as_bibtex", "as_cff", "as_apa", "as_json", "DOI", "REPOSITORY_URL",
+__all__ = ["Citation", "Source", "Paper", "citation", "paper", "paper_bibtex", "as_bibtex", "as_cff", "as_apa", "as_json", "DOI", "REPOSITORY_URL",
            "PAPER",
            "SOFTWARE_TITLE", "FORMATS"]
 
@@ -72,6 +75,29 @@ class Source(NamedTuple):
     n_rows: int
 
 
+class Paper(NamedTuple):
+    """An entry's paper as data/paper_links.csv records it (authors and venue from data 1.97.0; empty if unknown)."""
+
+    algorithm_id: str
+    title: str | None
+    year: str | None
+    link_kind: str               # arxiv, doi, url or none-found
+    link: str | None
+    status: str | None           # stated or doubtful (None for none-found or a table before data 1.97)
+    authors: str | None          # BibTeX names, "Last, First and ..."
+    venue: str | None
+    reason: str | None           # none-found: why; doubtful: what is in doubt
+
+    @property
+    def url(self) -> str | None:
+        return paper_url(self.link_kind, self.link) if self.link else None
+
+    @property
+    def author_names(self) -> tuple[str, ...]:
+        """The authors one by one, as recorded ("and others" kept as "others")."""
+        return tuple(self.authors.split(" and ")) if self.authors else ()
+
+
 class Citation(NamedTuple):
     code_version: str
     release_date: str | None    # None for a release other than this install's
@@ -80,6 +106,7 @@ class Citation(NamedTuple):
     calibration: str | None     # "<version>@<digest>" or None
     signature: str | None       # a signature given by the user, quoted in the sentence
     sources: tuple[Source, ...]  # empty unless asked for
+    papers: tuple[Paper, ...] = ()  # the papers of the entries asked for (algorithms=...)
 
     @property
     def sentence(self) -> str:
@@ -128,8 +155,42 @@ def _sources(root: Path, coefficients) -> tuple[Source, ...]:
     return tuple(out)
 
 
+_PAPER_URLS = {"arxiv": "https://arxiv.org/abs/{}", "doi": "https://doi.org/{}", "url": "{}"}
+
+
+def paper_url(kind: str, link: str) -> str:
+    """The address of an identifier of ``kind`` (arxiv, doi or url)."""
+    return _PAPER_URLS[kind].format(link)
+
+
+def paper(algorithm_id: str, root: Path | None = None) -> Paper:
+    """The paper data/paper_links.csv records for the entry ``algorithm_id``, with the entry's paper title and year
+    from data/algorithms.csv (the link row's own title where the entry has none).
+
+    Raises InputError naming the entry for an id data/algorithms.csv does not have or a package without the table."""
+    from ..data.errors import InputError
+
+    package = package_root(root)
+    algorithms = {row["algorithm_id"]: row for row in _rows(package / "data" / "algorithms.csv")}
+    if algorithm_id not in algorithms:
+        raise InputError(f"cite --algorithm {algorithm_id}: no entry of data/algorithms.csv has this id; "
+                         f"`atari5-spec search` finds an entry's id")
+    table = package / "data" / "paper_links.csv"
+    links = {row["algorithm_id"]: row for row in _rows(table)} if table.is_file() else {}
+    if algorithm_id not in links:
+        raise InputError(f"cite --algorithm {algorithm_id}: data/paper_links.csv has no row for this entry (data "
+                         f"1.43.0 or later records one per entry)")
+    meta, row = algorithms[algorithm_id], links[algorithm_id]
+
+    def text(value):
+        return value or None
+    return Paper(algorithm_id, text(meta.get("paper_title")) or text(row.get("title")), text(meta.get("year")),
+                 row["link_kind"], text(row["link"]), text(row.get("status")), text(row.get("authors")),
+                 text(row.get("venue")), text(row.get("reason")))
+
+
 def citation(coefficients=None, signature: str | None = None, sources: bool = False,
-             root: Path | None = None) -> Citation:
+             root: Path | None = None, algorithms=()) -> Citation:
     """What to cite for a number computed by this install, or by the versions a ``signature`` names.
 
     Parameters
@@ -145,6 +206,9 @@ def citation(coefficients=None, signature: str | None = None, sources: bool = Fa
         numbers each gave.
     root : Path, optional
         The package (default: the one you are in, else the installed copy).
+    algorithms : sequence of str, optional
+        Entry ids (data/algorithms.csv) whose own papers are cited too
+        (:func:`paper`; an entry with no paper found is kept, with its reason).
 
     Returns
     -------
@@ -158,16 +222,17 @@ def citation(coefficients=None, signature: str | None = None, sources: bool = Fa
     coefficient_set = load_coefficient_set(version, root)
     package = package_root(root)
     found = sources and _sources(package, coefficient_set) or ()
+    papers = tuple(paper(a, package) for a in dict.fromkeys(algorithms))
     if parsed is not None:
         code = parsed.code_version
         calibration = f"{parsed.calibration}@{parsed.calibration_digest}" if parsed.calibration else None
         return Citation(code, __release_date__ if code == __version__ else None,
                         parsed.data_version or data_package_version(package),
-                        f"{parsed.coefficients}@{parsed.coefficients_digest}", calibration, str(parsed), found)
+                        f"{parsed.coefficients}@{parsed.coefficients_digest}", calibration, str(parsed), found, papers)
     pinned = read_calibration(coefficient_set.path)  # the calibration score uses
     calibration = f"{pinned.name}@{pinned.digest}" if pinned else None
     return Citation(__version__, __release_date__, data_package_version(package),
-                    f"{coefficient_set.version}@{coefficient_set.digest}", calibration, None, found)
+                    f"{coefficient_set.version}@{coefficient_set.digest}", calibration, None, found, papers)
 
 
 # --- BibTeX ----------------------------------------------------------------------------------------------------
@@ -226,7 +291,37 @@ def as_bibtex(c: Citation) -> str:
         fields.append(("howpublished", _bib_value(f"https://github.com/{s.repository}") if s.repository else ""))
         fields.append(("note", _bib_value(_source_note(s))))
         blocks.append(_bib_entry("misc", "source-" + s.source_id, [f for f in fields if f[1]]))
+    blocks += [entry for entry in (paper_bibtex(p) for p in c.papers) if entry]
     return "\n\n".join(blocks) + "\n"
+
+
+def paper_key(p: Paper) -> str:
+    """The BibTeX key of an entry's paper: the entry id's letters and digits, then the year."""
+    return "".join(c for c in p.algorithm_id if c.isalnum()) + (str(int(float(p.year))) if p.year else "")
+
+
+def paper_bibtex(p: Paper) -> str | None:
+    """A @misc entry for an entry's paper, or None without a title or a link: author (data 1.97.0, as the texts read
+    give the names; without them ``note`` says they are not recorded, nothing is invented), title, year, the
+    identifier (eprint or doi) and url, the venue as ``howpublished``. Braces balanced, no '@' inside."""
+    if not p.title or not p.url:
+        return None
+    fields = []
+    if p.authors:
+        fields.append(("author", _bib_value(p.authors)))
+    fields.append(("title", "{" + _bib_value(p.title) + "}"))
+    if p.year:
+        fields.append(("year", str(int(float(p.year)))))
+    if p.venue:
+        fields.append(("howpublished", _bib_value(p.venue)))
+    if p.link_kind == "arxiv":
+        fields += [("eprint", p.link), ("archiveprefix", "arXiv")]
+    elif p.link_kind == "doi":
+        fields.append(("doi", p.link))
+    fields.append(("url", p.url.replace("{", "%7B").replace("}", "%7D").replace("@", "%40")))
+    if not p.authors:
+        fields.append(("note", "Authors not recorded in the atari5-spec data package: complete them from the paper"))
+    return _bib_entry("misc", paper_key(p), fields)
 
 
 def _source_note(s: Source) -> str:
@@ -274,6 +369,21 @@ def as_cff(c: Citation) -> str:
             if s.repository:
                 lines.append(f"    repository: {_yaml_string('https://github.com/' + s.repository)}")
             lines.append(f"    notes: {_yaml_string(_source_note(s))}")
+    papers = [p for p in c.papers if p.url and p.title]
+    if papers and not c.sources:
+        lines.append("references:")
+    for p in papers:
+        lines += ["  - type: article", f"    title: {_yaml_string(p.title)}", "    authors:"]
+        for name in p.author_names or ("not recorded",):
+            family, _, given = name.partition(", ")
+            lines += ([f"      - family-names: {_yaml_string(family)}", f"        given-names: {_yaml_string(given)}"]
+                      if given else [f"      - name: {_yaml_string(family)}"])
+        if p.year:
+            lines.append(f"    year: {int(float(p.year))}")
+        lines.append(f"    url: {_yaml_string(p.url)}")
+        if p.link_kind == "doi":
+            lines.append(f"    doi: {_yaml_string(p.link)}")
+        lines.append(f"    notes: {_yaml_string(f'atari5-spec entry {p.algorithm_id}' + (f'; {p.venue}' if p.venue else ''))}")
     return "\n".join(lines) + "\n"
 
 
@@ -287,7 +397,20 @@ def as_apa(c: Citation) -> str:
     for s in c.sources:
         lines.append(f"{s.title}. ({s.year or 'n.d.'}). [Data source {s.source_id}]. "
                      + (f"https://github.com/{s.repository}" if s.repository else ""))
+    for p in c.papers:
+        lines.append(_apa_paper(p))
     return "\n\n".join(line.rstrip() for line in lines) + "\n\nNext to the number: " + c.sentence + "\n"
+
+
+def _apa_paper(p: Paper) -> str:
+    """One entry's paper in APA form, authors as recorded (or "Authors not recorded"), or why there is none."""
+    if not p.url:
+        return f"[{p.algorithm_id}] No paper link recorded: {p.reason or 'no reason given'}."
+    names = list(p.author_names)
+    who = (", ".join(names[:-1]) + ", & " + names[-1] if len(names) > 1 else names[0]) if names \
+        else "Authors not recorded"
+    venue = f" {p.venue}." if p.venue else ""
+    return f"{who} ({p.year or 'n.d.'}). {p.title or p.algorithm_id}.{venue} {p.url} [entry {p.algorithm_id}]"
 
 
 def as_json(c: Citation) -> str:
@@ -296,5 +419,7 @@ def as_json(c: Citation) -> str:
                         "date_released": c.release_date, "data_version": c.data_version,
                         "coefficients": c.coefficients, "calibration": c.calibration, "doi": DOI,
                         "repository": REPOSITORY_URL},
-           "sources": [s._asdict() for s in c.sources], "sentence": c.sentence}
+           "sources": [s._asdict() for s in c.sources],
+           "papers": [dict(p._asdict(), url=p.url, authors=list(p.author_names)) for p in c.papers],
+           "sentence": c.sentence}
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
