@@ -791,3 +791,18 @@ def test_the_scorer_refuses_what_the_command_refuses(visit):
         assert read_scorer(page)["estimate"] == "-" and "refused" in page.text_content("#coverage"), scores
     set_hash(page, "&".join(f"{g}={v}" for g, v in good.items()))
     assert read_scorer(page)["estimate"] == printed(atari5_spec.score(good, n_bootstrap=0).estimate)
+
+
+@pytest.mark.parametrize("relative", ["index.html#q=%E0%A4%A&sticky=yes", "compare.html?a=c51&b=%zz#x=%",
+                                      "score.html#battle_zone=%E2%82"])
+def test_a_link_that_does_not_decode_is_ignored_not_an_error(visit, relative):
+    """A malformed percent-escape in a link (issue 47) threw URIError in the URL readers and blanked the page; now
+    the part is ignored and the rest of the link still applies."""
+    v = visit()
+    page = v.open(relative)
+    assert page.text_content("body").strip()
+    if relative.startswith("index"):
+        assert page.input_value("select[name=sticky]") == "yes" and shown_ids(page)
+    if relative.startswith("compare"):
+        assert page.input_value("#compare-a") == "c51"
+    # v.close() (the fixture) asserts no console error and no page error was recorded

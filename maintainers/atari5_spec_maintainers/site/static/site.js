@@ -10,18 +10,29 @@
     return node ? JSON.parse(node.textContent) : null;
   }
 
-  function readHash() {
+  /* A part of a link as text, or null when it cannot be decoded (a stray "%" throws URIError, which blanked the page). */
+  function decoded(text) {
+    try { return decodeURIComponent(text.replace(/\+/g, " ")); } catch (error) { return null; }
+  }
+
+  /* key=value pairs of the given texts (a query, a hash), later texts winning; a part that does not decode is
+     ignored, never an error: a link is input from anyone. */
+  function readParams(texts) {
     var out = {};
-    var text = window.location.hash.replace(/^#/, "");
-    if (!text) return out;
-    text.split("&").forEach(function (part) {
-      if (!part) return;
-      var at = part.indexOf("=");
-      var key = decodeURIComponent((at < 0 ? part : part.slice(0, at)).replace(/\+/g, " "));
-      var value = at < 0 ? "" : decodeURIComponent(part.slice(at + 1).replace(/\+/g, " "));
-      out[key] = value;
+    texts.forEach(function (text) {
+      text.split("&").forEach(function (part) {
+        if (!part) return;
+        var at = part.indexOf("=");
+        var key = decoded(at < 0 ? part : part.slice(0, at));
+        var value = at < 0 ? "" : decoded(part.slice(at + 1));
+        if (key !== null && key !== "" && value !== null) out[key] = value;
+      });
     });
     return out;
+  }
+
+  function readHash() {
+    return readParams([window.location.hash.replace(/^#/, "")]);
   }
 
   function hashOf(state, keys) {
@@ -523,14 +534,7 @@
   }
 
   function readQuery() {
-    var out = {};
-    [window.location.search.replace(/^\?/, ""), window.location.hash.replace(/^#/, "")].forEach(function (text) {
-      text.split("&").forEach(function (part) {
-        var at = part.indexOf("=");
-        if (at > 0) out[decodeURIComponent(part.slice(0, at))] = decodeURIComponent(part.slice(at + 1).replace(/\+/g, " "));
-      });
-    });
-    return out;
+    return readParams([window.location.search.replace(/^\?/, ""), window.location.hash.replace(/^#/, "")]);
   }
 
   /* One entry's Atari-5 score as `score` computes it for one number per game (SPEC.md sections 2-8). */
