@@ -52,7 +52,8 @@ MAX_SCORE_FILE_BYTES = 64 << 20  # a score file: 200,000 per-seed rows are about
 MAX_SCORE_ROWS = 1_000_000       # rows (or JSON records) of a score file
 MAX_RUNS_PER_GAME = 1_000        # seeds of one game in a score file: ten times the largest published study;
                                  # the seed bootstrap holds 10,000 resamples x runs numbers per game
-MAX_AGENTS = 500                 # agents in one `aggregate` run: every pair is compared (125,000 pairs)
+MAX_AGENTS = 50                  # agents in one `aggregate` run: every pair is compared (1,225 pairs; 500 agents
+                                 # took 80 s and 1 GB on one game each, 50 take 6 s and 0.24 GB)
 MAX_RESAMPLES = 100_000          # bootstrap resamples of `aggregate` (rliable uses 2,000 to 50,000)
 
 # Plain decimal or scientific notation in ASCII digits (re.ASCII: \d would accept any script's digits).

@@ -46,6 +46,37 @@ def test_too_many_agents_are_refused(dataset, monkeypatch):
         runs_from_text(HEADER + "A,pong,0,1\nB,pong,0,1\nC,pong,0,1\n", "runs.csv", dataset.games)
 
 
+def test_the_agent_limit_refuses_a_small_file_of_many_agents_before_any_work(tmp_path, capsys):
+    # issue 47: 35 KB with 500 agents took aggregate 48 CPU-s and 1.08 GB; the limit is 50 (1,225 pairs)
+    import time
+
+    runs = tmp_path / "runs.csv"
+    runs.write_text(HEADER + "".join(f"a{i},pong,0,{i}\n" for i in range(500)))
+    started = time.process_time()
+    assert main(["aggregate", str(runs)]) == 1
+    assert "line 52, column 'agent': more than 50 agents" in capsys.readouterr().err
+    assert time.process_time() - started < 5
+
+
+def test_a_gzip_that_unpacks_far_beyond_its_size_is_refused_early(tmp_path):
+    # issue 47: a 49 KB gzip unpacking to 512 MB made `contribute curves` peak at 1.26 GB; now it may unpack to at
+    # most 50 times its size (+1 MiB)
+    import gzip
+    import tracemalloc
+
+    from atari5_spec_maintainers.contributions.curves import MAX_UNPACK_RATIO, read_curves
+
+    bomb = tmp_path / "curves.json.gz"
+    bomb.write_bytes(gzip.compress(b"[" + b" " * (200 << 20) + b"]", 9))
+    assert bomb.stat().st_size < 400_000
+    tracemalloc.start()
+    with pytest.raises(InputError, match=f"unpacks to more than .* \\({MAX_UNPACK_RATIO} times its size"):
+        read_curves(bomb)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 64 << 20, peak
+
+
 def test_too_many_resamples_are_refused(tmp_path, capsys):
     runs = tmp_path / "runs.csv"
     runs.write_text(HEADER + "A,pong,0,1\n")

@@ -36,6 +36,9 @@ __all__ = ["Run", "BudgetScore", "RULE", "DEFAULT_POINTS", "EPISODE_FRAMES", "re
 
 DEFAULT_POINTS = 5
 MAX_CURVES_BYTES = 512 << 20  # a curves file, unpacked: the largest study imported (57 games x 5 seeds) is far below
+# A gzipped file unpacks to at most this many times its size (+1 MiB): logged curves pack about 5x (the 2023 sample,
+# 62 KB -> 293 KB), so 50x is ten times that, while a 49 KB bomb that unpacked to 512 MB peaked at 1.26 GB.
+MAX_UNPACK_RATIO = 50
 MAX_FRAMES = 1e12  # training frames of one run: 5,000 times the 200M of the ALE protocol
 MAX_SEED = 2**63 - 1
 EPISODE_FRAMES = 108_000  # the standard evaluation episode cap: 30 minutes at 60 Hz
@@ -184,12 +187,15 @@ def read_curves(path: str | Path) -> list[Run]:
     data = read_regular_file(path, str(path), MAX_CURVES_BYTES)  # a pipe or device is refused before opening
     if data[:2] == b"\x1f\x8b":
         try:
+            limit = min(MAX_CURVES_BYTES, MAX_UNPACK_RATIO * len(data) + (1 << 20))  # in proportion to the file
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
-                data = unpacked.read(MAX_CURVES_BYTES + 1)  # bounded: a small file may unpack to gigabytes
+                data = unpacked.read(limit + 1)  # bounded: a small file may unpack to gigabytes
         except (OSError, EOFError) as error:
             raise InputError(f"{path}: not a valid gzip file ({error})") from None
-        if len(data) > MAX_CURVES_BYTES:
-            raise InputError(f"{path}: unpacks to more than {MAX_CURVES_BYTES:,} bytes: give the curves of one study")
+        if len(data) > limit:
+            raise InputError(f"{path}: unpacks to more than {limit:,} bytes ({MAX_UNPACK_RATIO} times its size, "
+                             f"at most {MAX_CURVES_BYTES:,}), far more than logged curves pack: give the curves of "
+                             "one study, unpacked if they really are that repetitive")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
