@@ -38,6 +38,7 @@ Everything here is pure path logic on the standard library: the fast
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import stat
@@ -48,7 +49,7 @@ from .errors import InputError
 
 __all__ = ["UnsafePathError", "unsafe_reason", "target_reason", "package_file", "package_files", "package_target", "read_regular_file",
            "regular_file_problem", "output_directory", "output_file", "write_output", "inside_a_package",
-           "unmerged_submission_file", "read_package_bytes", "read_package_text", "read_package_rows",
+           "unmerged_submission_file", "read_package_bytes", "read_package_text", "read_package_rows", "package_text_stream",
            "MAX_PACKAGE_FILE_BYTES"]
 
 DESCRIPTOR = "datapackage.json"
@@ -246,12 +247,22 @@ def read_package_text(path: Path | str, root: Path | str | None = None,
                          "shipped it (git checkout, or reinstall the package)") from None
 
 
-def read_package_rows(path: Path | str, root: Path | str | None = None) -> list[dict[str, str]]:
-    """The rows of a CSV file of the package (:func:`read_package_text`) as dicts of strings."""
-    import csv
-    import io
+def package_text_stream(path: Path | str, root: Path | str | None = None,
+                        max_bytes: int = MAX_PACKAGE_FILE_BYTES) -> io.TextIOWrapper:
+    """:func:`read_package_bytes` as a UTF-8 text stream for ``csv`` (``newline=""``): decoded as it is read, so
+    a large table is not held twice (a StringIO of the whole text costs up to four bytes a character)."""
+    return io.TextIOWrapper(io.BytesIO(read_package_bytes(path, root, max_bytes)), encoding="utf-8", newline="")
 
-    return list(csv.DictReader(io.StringIO(read_package_text(path, root), newline="")))
+
+def read_package_rows(path: Path | str, root: Path | str | None = None) -> list[dict[str, str]]:
+    """The rows of a CSV file of the package (:func:`package_text_stream`) as dicts of strings."""
+    import csv
+
+    try:
+        return list(csv.DictReader(package_text_stream(path, root)))
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: is not UTF-8 text (byte {error.start}): restore the file as the package "
+                         "shipped it (git checkout, or reinstall the package)") from None
 
 
 def folders_with_descriptor(path: Path | str):

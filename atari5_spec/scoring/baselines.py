@@ -12,7 +12,6 @@ Plain csv reading (no pandas): ``score`` must start fast.
 from __future__ import annotations
 
 import csv
-import io
 
 import re
 from functools import lru_cache
@@ -148,9 +147,9 @@ def _seed_table(root: str) -> dict[str, dict[str, tuple[float, ...]]]:
     if not path.is_file():
         return {}
     table: dict[str, dict[str, list[tuple[float, float]]]] = {}
-    from ..data.paths import read_package_text
+    from ..data.paths import package_text_stream
 
-    rows = csv.reader(io.StringIO(read_package_text(path, root), newline=""))  # plain reader: 28,000 rows
+    rows = csv.reader(package_text_stream(path, root))  # plain reader: 28,000 rows
     header = next(rows)
     at = {name: header.index(name) for name in ("algorithm_id", "game_id", "seed", "score")}
     for row in rows:

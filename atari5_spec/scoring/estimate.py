@@ -24,7 +24,6 @@ This module avoids pandas on purpose: ``atari5-spec score`` must start fast.
 from __future__ import annotations
 
 import csv
-import io
 import math
 import os
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 from ..data.datapackage import package_root
 from ..data.errors import InputError
 from ..data.ids import game_aliases, game_key
-from ..data.paths import read_package_rows, read_package_text
+from ..data.paths import package_text_stream, read_package_rows
 from ..method import reference
 from ..method.calibration import (
     CLAIMED_METHODS,
@@ -193,7 +192,7 @@ def published_extremes(root: Path | None = None) -> dict[str, tuple[float, float
         return extremes
     values: dict[str, list[float]] = {}
     # a plain reader, not DictReader: this runs on every `score` call
-    rows = csv.reader(io.StringIO(read_package_text(path, package_root(root)), newline=""))
+    rows = csv.reader(package_text_stream(path, package_root(root)))
     header = next(rows)
     game_at, score_at = header.index("game_id"), header.index("score")
     for row in rows:
