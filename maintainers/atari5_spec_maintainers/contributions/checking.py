@@ -289,27 +289,26 @@ def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None 
 
 
 def _folder_scores(folder, dataset, siblings=()):
-    """The published per-game numbers of every other submission folder beside ``folder``, in the package's
+    """The per-game fit numbers of every other submission folder beside ``folder``, in the package's
     contributions/ and in ``siblings`` (folders on disk, or :class:`~.files.StoredFolder` read from git: the
     pull request's other new folders), as rows of data/scores.csv (algorithm_id = the folder's name) for
     :func:`near_copies`.
 
-    Read leniently (game,score rows without seed or training budget; anything else skipped): these folders were
-    checked on their own; here they are only compared with.
+    Each is read as its own check reads it (:func:`~.reading.read_submission`, then the fit rows
+    :func:`planned_scores` gives: printed game names, "mean ± spread" cells and per-seed statistics
+    included); a folder with problems is checked on its own and only skipped here. Folders already merged
+    (their source is in data/sources.csv) are compared through data/.
     """
-    import csv
-    import io
     import os
     from pathlib import Path
 
     import pandas as pd
 
-    from atari5_spec_maintainers.contributions.files import StoredFolder, read_text, submission_name
+    from atari5_spec_maintainers.contributions.files import StoredFolder, submission_name
+    from atari5_spec_maintainers.contributions.reading import read_submission
 
-    games = dataset.games
-    by_name = {**{str(g).casefold(): g for g in games["game_id"]},
-               **{str(n).casefold(): g for n, g in zip(games["name"], games["game_id"])}}
     own_name = submission_name(folder) if folder is not None else None
+    merged = set(dataset.sources["source_id"])
     others = []  # (name, folder) in order: the pull request's own folders first, then those on disk
     for sibling in siblings:
         sibling = sibling if isinstance(sibling, StoredFolder) else Path(sibling)
@@ -329,20 +328,18 @@ def _folder_scores(folder, dataset, siblings=()):
             others.append((other.name, other))
     rows, names = [], set()
     for name, other in others:
-        if name == own_name or name in names:
+        if name == own_name or name in names or f"contrib-{name}" in merged:
             continue
         names.add(name)
-        if isinstance(other, StoredFolder) and "scores.csv" not in other.files:
+        try:
+            submission, problems = read_submission(other, dataset, check_ids=False)
+        except (OSError, ValueError):  # checked on its own; nothing to compare with here
             continue
-        text, unreadable = read_text(other, SCORES_FILE)
-        if unreadable or text is None:  # an unreadable folder is checked on its own; nothing to compare with
+        if submission is None or problems or submission.metadata.get("corrects"):
             continue
-        for record in csv.DictReader(io.StringIO(text)):
-            game = by_name.get(str(record.get("game") or "").strip().casefold())
-            score = NUMBER.fullmatch(str(record.get("score") or "").strip())
-            if game and score and not (record.get("seed") or "").strip() \
-                    and not (record.get("training_frames") or "").strip():
-                rows.append((name, game, float(score.group())))
+        planned, problems, _ = planned_scores(submission, name, f"contrib-{name}", f"contributions/{name}/"
+                                              f"{SCORES_FILE}")
+        rows += [(name, r["game_id"], float(r["score"])) for r in planned.scores if r["use_in_fit"]]
     return pd.DataFrame(rows or None, columns=["algorithm_id", "game_id", "score"]).assign(use_in_fit=True)
 
 
