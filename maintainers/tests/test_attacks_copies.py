@@ -65,9 +65,9 @@ def test_near_copies_are_judged_by_how_constant_the_ratio_is_not_by_its_size(dat
         (found, *_) = near_copies({g: v * factor for g, v in base.items()}, dataset.scores)
         assert found.algorithm_id == "dreamerv3" and found.near == 57 and math.isclose(found.factor, factor)
     # Three quarters copied, a quarter of the games changed at will: still a copy.
-    games = sorted(base)
     partial = {g: v * (1.05 if i % 4 else 3.0 + i) for i, (g, v) in enumerate(sorted(base.items()))}
-    assert [c.algorithm_id for c in near_copies(partial, dataset.scores)][:1] == ["dreamerv3"], games[:3]
+    (found, *_) = near_copies(partial, dataset.scores)
+    assert found.algorithm_id == "dreamerv3" and found.near == 43 and found.shared == 57
 
 
 def test_the_bands_lie_below_every_real_rerun_pair_and_a_real_rerun_is_no_copy(dataset):
@@ -80,7 +80,7 @@ def test_the_bands_lie_below_every_real_rerun_pair_and_a_real_rerun_is_no_copy(d
     spreads = rerun_spreads(dataset)
     assert len(spreads) >= 30
     assert (round(spreads["q50"].min(), 4), round(spreads["q75"].min(), 4)) == (0.0232, 0.0375)
-    assert spreads.iloc[0]["pair"] == "adam-mse / dopamine-dqn-adam-mse"
+    assert spreads.iloc[0]["pair"].split(" / ") == ["adam-mse", "dopamine-dqn-adam-mse"]
     assert math.log1p(SCORE_TOLERANCE) < 0.5 * spreads["q50"].min()
     assert math.log1p(SPREAD_BAND) < 0.7 * spreads["q75"].min()
     # drq's 50-against-50 seed means, the closest real pair of seed halves: neither is a copy of the other.
@@ -132,20 +132,19 @@ def _twins(work: Path) -> None:
 def test_dreamerv3_times_1_03_to_1_07_per_game_needs_a_maintainer_naming_the_entry_and_the_range(github):
     _world_agent(github / "author")
     run = run_workflow(github, _push_pull_request(github))
-    assert run["statuses"][-1][:2] == ('Fail unless the verdict is "ready to merge"', 1), run["statuses"]
+    assert run["statuses"][-1][1] == 1, run["statuses"]  # the last step, "fail unless ready to merge", fails
     _, comment = run["comments"]
     assert "Verdict: needs a maintainer" in comment and "Verdict: ready to merge" not in comment
     finding = next(line for line in comment.splitlines() if "near-copy" in line)
     assert "57 of the 57 scores are those of 'dreamerv3' ('DreamerV3') in data/ times 1.03-1.07 game by game" \
         in finding, finding
-    assert "one factor, 1.05" in finding
 
 
 @pytest.mark.slow
 def test_two_new_folders_with_the_same_scores_each_name_the_other(github):
     _twins(github / "author")
     run = run_workflow(github, _push_pull_request(github))
-    assert run["statuses"][-1][:2] == ('Fail unless the verdict is "ready to merge"', 1), run["statuses"]
+    assert run["statuses"][-1][1] == 1, run["statuses"]  # the last step, "fail unless ready to merge", fails
     _, comment = run["comments"]
     assert "Verdict: needs a maintainer.** 2 of 2 submission(s) have findings" in comment, comment
     sections = comment.split("### `")
@@ -183,11 +182,11 @@ def test_a_pull_request_carrying_its_own_merge_of_a_copy_is_not_ready_the_replay
     assert "equal those of the submission folder contributions/ppo2-twin/" in found[0][1]
     assert "equal those of 'ppo2-rerun' ('PPO2 Rerun') in data/" in found[1][1]
     run = run_workflow(github, head)
-    assert run["statuses"][-1][:2] == ('Fail unless the verdict is "ready to merge"', 1), run["statuses"]
+    assert run["statuses"][-1][1] == 1, run["statuses"]  # the last step, "fail unless ready to merge", fails
     _, comment = run["comments"]
     assert "Verdict: needs a maintainer" in comment and "byte-identical" in comment
-    assert "The merge the pull request carries, replayed" in comment and "the replay approves none" in comment
-    assert "- `contributions/ppo2-twin`: **needs a maintainer**:" in comment
+    assert "The merge the pull request carries, replayed" in comment and "the replay approves none" in comment \
+        and "- `contributions/ppo2-twin`: **needs a maintainer**:" in comment
 
 
 @pytest.mark.slow
@@ -206,4 +205,4 @@ def test_the_recorded_contributors_correction_carrying_its_merge_stays_ready(git
     review = review_pull_request(author, base, head, author=RECORDED)
     assert review.ready is True and "byte-identical" in review.text, review.text
     review = review_pull_request(author, base, head, author="mallory")
-    assert review.ready is False and "The merge the pull request carries, replayed" in review.text
+    assert review.ready is False  # the folder reads as merged in this working tree: only the replay holds it
