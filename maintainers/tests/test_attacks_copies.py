@@ -206,3 +206,22 @@ def test_the_recorded_contributors_correction_carrying_its_merge_stays_ready(git
     assert review.ready is True and "byte-identical" in review.text, review.text
     review = review_pull_request(author, base, head, author="mallory")
     assert review.ready is False  # the folder reads as merged in this working tree: only the replay holds it
+
+
+# --- d. the same code base, named ----------------------------------------------------------------------------------
+
+def test_a_new_entry_from_a_repository_in_data_names_the_entries_from_it(package_copy):
+    """A new A3C taken from chainer/chainerrl's results: the review names the three ChainerRL entries of data/ (a
+    note for the reviewer, not a hold); from a repository data/ has no numbers from, no note."""
+    from atari5_spec_maintainers.contributions import check_submission
+
+    upstream = {"repository": "Chainer/ChainerRL", "commit": "0" * 40, "path": "examples/atari/results.csv"}
+    folder = make_submission(package_copy / "contributions", "a3c-rerun", meta=metadata(upstream=upstream))
+    report = check_submission(folder)
+    notes = [w for w in report.warnings if w.column == "upstream.repository"]
+    assert report.ok and report.holds == [] and len(notes) == 1
+    assert [name for name in ("chainerrl-dqn", "chainerrl-iqn", "chainerrl-rainbow") if name in notes[0].message] \
+        == ["chainerrl-dqn", "chainerrl-iqn", "chainerrl-rainbow"]
+    upstream["repository"] = "example/elsewhere"
+    folder = make_submission(package_copy / "contributions", "a3c-other", meta=metadata(upstream=upstream))
+    assert [w for w in check_submission(folder).warnings if w.column == "upstream.repository"] == []

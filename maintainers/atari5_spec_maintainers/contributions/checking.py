@@ -343,6 +343,38 @@ def _folder_scores(folder, dataset, siblings=()):
     return pd.DataFrame(rows or None, columns=["algorithm_id", "game_id", "score"]).assign(use_in_fit=True)
 
 
+def same_code_base(repository: str | None, dataset) -> list[str]:
+    """The algorithm ids of data/ with numbers from ``repository`` (owner/name, compared ignoring case), by
+    data/sources.csv's repository column: entries from the same code base as a new submission, in id order."""
+    if not repository or dataset.sources is None or "repository" not in dataset.sources:
+        return []
+    wanted = str(repository).strip().casefold()
+    sources = dataset.sources
+    matched = set(sources.loc[sources["repository"].fillna("").astype(str).str.strip().str.casefold() == wanted,
+                              "source_id"])
+    if not matched:
+        return []
+    ids = set(dataset.scores.loc[dataset.scores["source_id"].isin(matched), "algorithm_id"])
+    ids |= set(dataset.algorithms.loc[dataset.algorithms["source_id"].isin(matched), "algorithm_id"])
+    return sorted(str(i) for i in ids)
+
+
+def _same_code_base_note(meta: dict, dataset, label: str) -> list[Problem]:
+    """A note (not a hold) naming the entries of data/ whose numbers come from the repository a new
+    submission's numbers come from (upstream.repository): the reviewer checks that it is another run or
+    configuration, not one already in data/ under another name."""
+    repository = (meta.get("upstream") or {}).get("repository")
+    found = same_code_base(repository, dataset)
+    if not found:
+        return []
+    shown = ", ".join(found[:8]) + (f" and {len(found) - 8} more" if len(found) > 8 else "")
+    return [Problem(label, None, "upstream.repository",
+                    f"the numbers come from {repository}, as do those of {len(found)} entr"
+                    f"{'y' if len(found) == 1 else 'ies'} in data/ (same code base): {shown}",
+                    "nothing to do if this is another algorithm, configuration or run; say in notes how it "
+                    "differs from them (the same run twice would count twice in fits)")]
+
+
 # A corrected number further than this factor from the one it replaces (per game, either way) needs a
 # maintainer: an erratum or a rerun moves a per-game number by a fraction of itself; halving or doubling it is
 # what a typo, a change of unit (x100, x1000) or a game mix-up does, and one such row moves the entry's rank.
@@ -493,6 +525,7 @@ def plan_merge(submission: Submission, dataset, author: str | None = None, sibli
                                     "add every game the paper reports"))
         warnings += _duplicate_warnings(rows, dataset, scores_label, algorithm["name"], metadata_label,
                                         submission.folder, siblings)
+        warnings += _same_code_base_note(meta, dataset, metadata_label)
     first = int(dataset.scores["score_id"].max()) + 1 if len(dataset.scores) else 1
     scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
     bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"
