@@ -113,7 +113,7 @@ def test_a_copy_times_1_015_needs_a_maintainer_and_behind_a_hangul_filler_is_ref
                     scores=scores)
     status, out, _ = run("contribute", "check", str(package_copy / "contributions" / "world-agent"))
     assert status == 0 and "needs a maintainer: " in out, out
-    assert "57 of the 57 scores are those of 'dreamerv3' times 1.015 (within 1%)" in out
+    assert "57 of the 57 scores are those of 'dreamerv3' ('DreamerV3') in data/ times 1.015 game by game" in out
     make_submission(package_copy / "contributions", "dreamer-filler", meta=metadata(name="DreamerV3\u3164"),
                     scores=scores)
     status, out, _ = run("contribute", "check", str(package_copy / "contributions" / "dreamer-filler"))

@@ -39,7 +39,7 @@ def test_a_copy_times_1_001_under_a_new_id_is_warned_naming_the_entry(package_co
     make_submission(package_copy / "contributions", "dreamer-copy", meta=metadata(name="WorldModelAgent"),
                     scores=_scores_csv(rows, 1.001))
     status, out, _ = run("contribute", "check", str(package_copy / "contributions" / "dreamer-copy"))
-    assert "57 of the 57 scores are within 1% of those of 'dreamerv3'" in out, out
+    assert "57 of the 57 scores are those of 'dreamerv3' ('DreamerV3') in data/ times 1.001 game by game" in out, out
 
 
 @pytest.mark.parametrize("name", ["Dr\u0435amerV3"] + [pytest.param(n, marks=pytest.mark.slow)

@@ -245,14 +245,16 @@ def _link_corrections(rows: list[dict], dataset, target: str, label: str) -> tup
 
 
 def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None = None,
-                        metadata_label: str | None = None, folder=None) -> list[Problem]:
+                        metadata_label: str | None = None, folder=None, siblings=()) -> list[Problem]:
     """Holds when a new algorithm's name looks like an existing entry's, or its numbers are another's up to a
-    common factor (in data/, or in another submission folder beside this one: another pull request's).
+    nearly constant factor: in data/, in another submission folder beside this one (another pull request's),
+    or in ``siblings``, the other new folders of the same pull request (read from git by the review).
 
     Either would show one result twice on the leaderboard and count it twice in fits
-    (:mod:`.lookalikes`: names by the Unicode skeleton, scores by the per-game ratio around a common factor).
+    (:mod:`.lookalikes`: names by the Unicode skeleton, scores by the per-game ratio around a common factor,
+    judged scale-free).
     """
-    from atari5_spec_maintainers.contributions.lookalikes import SCORE_TOLERANCE, near_copies, same_looking_names
+    from atari5_spec_maintainers.contributions.lookalikes import SPREAD_BAND, near_copies, same_looking_names
 
     names = dict(zip(dataset.algorithms["algorithm_id"], dataset.algorithms["name"]))
     warnings = []
@@ -265,63 +267,112 @@ def _duplicate_warnings(rows: list[dict], dataset, label: str, name: str | None 
                                  f"if this is the same algorithm, do not add it again (it would show twice); if it "
                                  f"corrects it, use corrects: {algorithm_id}; else name it as its paper does"))
     fit = {r["game_id"]: r["score"] for r in rows if r["use_in_fit"]}
-    found = [(a, f"{a!r} ({names.get(a, '?')!r}) in data/", *rest) for a, *rest in near_copies(fit, dataset.scores)]
-    if folder is not None:
-        found += [(a, f"the submission folder contributions/{a}/", *rest)
-                  for a, *rest in near_copies(fit, _folder_scores(folder, dataset))]
-    for algorithm_id, where, near, equal, shared, factor in found:
-        if abs(factor - 1) <= SCORE_TOLERANCE:
-            how = "equal those of" if equal == near else f"are within {SCORE_TOLERANCE:.0%} of those of"
+    found = [(f"{c.algorithm_id!r} ({names.get(c.algorithm_id, '?')!r}) in data/", c)
+             for c in near_copies(fit, dataset.scores)]
+    if folder is not None or siblings:
+        found += [(f"the submission folder contributions/{c.algorithm_id}/", c)
+                  for c in near_copies(fit, _folder_scores(folder, dataset, siblings))]
+    for where, copy in found:
+        if copy.equal == copy.near and copy.low == copy.high == 1:
+            how = f"equal those of {where} ("
         else:
-            how = f"are those of {where.split(' ', 1)[0]} times {factor:.4g} (within {SCORE_TOLERANCE:.0%}), i.e. of"
-        detail = "" if equal == near else f"{equal} exactly equal, "
-        warnings.append(Hold(label, None, None, f"{near} of the {len(fit)} scores {how} {where} ({detail}of "
-                             f"{shared} games both give)",
+            low, high = f"{copy.low:.4g}", f"{copy.high:.4g}"
+            times = low if low == high else f"{low}-{high}"
+            how = (f"are those of {where} times {times} game by game (a near-copy: each ratio within "
+                   f"{SPREAD_BAND:.1%} of one factor, {copy.factor:.4g}, where independent runs of one algorithm "
+                   f"differ more; {copy.equal} exactly equal, ")
+        warnings.append(Hold(label, None, None, f"{copy.near} of the {len(fit)} scores {how}of {copy.shared} games "
+                             "both give)",
                              f"if this is the same result, do not add it (it would count twice in fits); "
-                             f"if it corrects it, use corrects: {algorithm_id}"))
+                             f"if it corrects it, use corrects: {copy.algorithm_id}"))
     return warnings
 
 
-def _folder_scores(folder, dataset):
-    """The published per-game numbers of every other submission folder beside ``folder`` and in the package's
-    contributions/, as rows of data/scores.csv (algorithm_id = the folder's name) for :func:`near_copies`.
+def _folder_scores(folder, dataset, siblings=()):
+    """The per-game fit numbers of every other submission folder beside ``folder``, in the package's
+    contributions/ and in ``siblings`` (folders on disk, or :class:`~.files.StoredFolder` read from git: the
+    pull request's other new folders), as rows of data/scores.csv (algorithm_id = the folder's name) for
+    :func:`near_copies`.
 
-    Read leniently (game,score rows without seed or training budget; anything else skipped): these folders were
-    checked on their own; here they are only compared with.
+    Each is read as its own check reads it (:func:`~.reading.read_submission`, then the fit rows
+    :func:`planned_scores` gives: printed game names, "mean ± spread" cells and per-seed statistics
+    included); a folder with problems is checked on its own and only skipped here. Folders already merged
+    (their source is in data/sources.csv) are compared through data/.
     """
-    import csv
-    import io
     import os
     from pathlib import Path
 
     import pandas as pd
 
-    from atari5_spec_maintainers.contributions.files import read_text
+    from atari5_spec_maintainers.contributions.files import StoredFolder, submission_name
+    from atari5_spec_maintainers.contributions.reading import read_submission
 
-    games = dataset.games
-    by_name = {**{str(g).casefold(): g for g in games["game_id"]},
-               **{str(n).casefold(): g for n, g in zip(games["name"], games["game_id"])}}
-    own = os.path.realpath(folder)
-    places = {Path(folder).parent}
+    own_name = submission_name(folder) if folder is not None else None
+    merged = set(dataset.sources["source_id"])
+    others = []  # (name, folder) in order: the pull request's own folders first, then those on disk
+    for sibling in siblings:
+        sibling = sibling if isinstance(sibling, StoredFolder) else Path(sibling)
+        others.append((submission_name(sibling), sibling))
+    places = set()
+    if folder is not None and not isinstance(folder, StoredFolder):
+        places.add(Path(folder).parent)
     if dataset.root is not None:
         places.add(Path(dataset.root) / "contributions")
-    rows, seen = [], {own}
+    seen = {os.path.realpath(folder)} if folder is not None and not isinstance(folder, StoredFolder) else set()
     for place in sorted(places):
         for other in sorted(place.iterdir()) if place.is_dir() else []:
             real = os.path.realpath(other)
             if real in seen or other.name.startswith(("_", ".")) or other.is_symlink() or not other.is_dir():
                 continue
             seen.add(real)
-            text, unreadable = read_text(other, SCORES_FILE)
-            if unreadable or text is None:  # an unreadable folder is checked on its own; nothing to compare with
-                continue
-            for record in csv.DictReader(io.StringIO(text)):
-                game = by_name.get(str(record.get("game") or "").strip().casefold())
-                score = NUMBER.fullmatch(str(record.get("score") or "").strip())
-                if game and score and not (record.get("seed") or "").strip() \
-                        and not (record.get("training_frames") or "").strip():
-                    rows.append((other.name, game, float(score.group())))
+            others.append((other.name, other))
+    rows, names = [], set()
+    for name, other in others:
+        if name == own_name or name in names or f"contrib-{name}" in merged:
+            continue
+        names.add(name)
+        try:
+            submission, problems = read_submission(other, dataset, check_ids=False)
+        except (OSError, ValueError):  # checked on its own; nothing to compare with here
+            continue
+        if submission is None or problems or submission.metadata.get("corrects"):
+            continue
+        planned, problems, _ = planned_scores(submission, name, f"contrib-{name}", f"contributions/{name}/"
+                                              f"{SCORES_FILE}")
+        rows += [(name, r["game_id"], float(r["score"])) for r in planned.scores if r["use_in_fit"]]
     return pd.DataFrame(rows or None, columns=["algorithm_id", "game_id", "score"]).assign(use_in_fit=True)
+
+
+def same_code_base(repository: str | None, dataset) -> list[str]:
+    """The algorithm ids of data/ with numbers from ``repository`` (owner/name, compared ignoring case), by
+    data/sources.csv's repository column: entries from the same code base as a new submission, in id order."""
+    if not repository or dataset.sources is None or "repository" not in dataset.sources:
+        return []
+    wanted = str(repository).strip().casefold()
+    sources = dataset.sources
+    matched = set(sources.loc[sources["repository"].fillna("").astype(str).str.strip().str.casefold() == wanted,
+                              "source_id"])
+    if not matched:
+        return []
+    ids = set(dataset.scores.loc[dataset.scores["source_id"].isin(matched), "algorithm_id"])
+    ids |= set(dataset.algorithms.loc[dataset.algorithms["source_id"].isin(matched), "algorithm_id"])
+    return sorted(str(i) for i in ids)
+
+
+def _same_code_base_note(meta: dict, dataset, label: str) -> list[Problem]:
+    """A note (not a hold) naming the entries of data/ whose numbers come from the repository a new
+    submission's numbers come from (upstream.repository): the reviewer checks that it is another run or
+    configuration, not one already in data/ under another name."""
+    repository = (meta.get("upstream") or {}).get("repository")
+    found = same_code_base(repository, dataset)
+    if not found:
+        return []
+    shown = ", ".join(found[:8]) + (f" and {len(found) - 8} more" if len(found) > 8 else "")
+    return [Problem(label, None, "upstream.repository",
+                    f"the numbers come from {repository}, as do those of {len(found)} entr"
+                    f"{'y' if len(found) == 1 else 'ies'} in data/ (same code base): {shown}",
+                    "nothing to do if this is another algorithm, configuration or run; say in notes how it "
+                    "differs from them (the same run twice would count twice in fits)")]
 
 
 # A corrected number further than this factor from the one it replaces (per game, either way) needs a
@@ -413,13 +464,14 @@ def _correction_warnings(rows: list[dict], dataset, target: str, label: str, met
     return holds
 
 
-def plan_merge(submission: Submission, dataset, author: str | None = None
+def plan_merge(submission: Submission, dataset, author: str | None = None, siblings=()
                ) -> tuple[Merge | None, list[Problem], list[Problem]]:
     """(merge, problems, warnings): the rows a submission adds to the dataset, with new score_ids.
 
     ``submission`` comes from :func:`read_submission`, which checked that its ids are new. ``author``: who
     sent it as the platform says (the pull request's author, :func:`pull_request_author`), or None when not
-    known; a correction is free of holds only when it is the entry's recorded contributor.
+    known; a correction is free of holds only when it is the entry's recorded contributor. ``siblings``: the
+    other new folders of the same pull request, which a new entry's numbers are compared with too.
     """
     meta = submission.metadata
     upstream = f"contributions/{submission.submission_id}/{SCORES_FILE}"
@@ -472,7 +524,8 @@ def plan_merge(submission: Submission, dataset, author: str | None = None
                                     f"least {FIT_MIN_GAMES}, so the entry is stored but does not enter fits",
                                     "add every game the paper reports"))
         warnings += _duplicate_warnings(rows, dataset, scores_label, algorithm["name"], metadata_label,
-                                        submission.folder)
+                                        submission.folder, siblings)
+        warnings += _same_code_base_note(meta, dataset, metadata_label)
     first = int(dataset.scores["score_id"].max()) + 1 if len(dataset.scores) else 1
     scores = [{"score_id": first + i, **row} for i, row in enumerate(rows)]
     bump = "patch" if target and all_corrections and not planned.seed_scores and not planned.budget_scores else "minor"

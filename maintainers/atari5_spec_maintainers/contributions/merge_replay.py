@@ -5,10 +5,16 @@ add contributions/<id>`` on the pull request's branch, one new folder after anot
 datapackage.json and CHANGELOG.md with the folders. The privileged review (:mod:`.pull_request`) accepts
 those changes only when they are what ``contribute add`` writes: :func:`replay_merge` extracts the merge
 base's package (the base branch's history: trusted) into a scratch folder, copies the new folders in as
-data, runs :func:`~.merging.add_submission` on each in folder order (approved: the findings that need a
-maintainer are the review's to list, not the replay's to refuse), and compares, byte for byte, every
+data, runs :func:`~.merging.add_submission` on each in folder order, and compares, byte for byte, every
 data/ file, datapackage.json and CHANGELOG.md with the pull request's head. Anything else (an appended
 row, a re-recorded hash, a changelog line) is a difference a maintainer must look at.
+
+The replay never approves a finding itself: each folder is added as a human run adds it (the pull
+request's author for a correction; each folder after the first sees the ones before it in data/ and in
+contributions/), and every finding that needs a maintainer (a copy or near-copy, a look-alike name, a
+stranger's correction, ...) is returned in :attr:`Replay.findings` for the review to report; a pull
+request whose merge carries one is not ready to merge, byte-identical or not. (The merge is written only
+to reproduce the bytes, in a scratch copy, as ``contribute add --approved`` writes them.)
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ class Replay(NamedTuple):
     error: str | None = None     # why the merge could not be replayed (then nothing is identical)
     replayed: dict = {}          # path -> text contribute add writes, for each differing path (rows are listed
                                  # against it: what the pull request adds beyond the merge)
+    findings: tuple = ()         # (folder, Hold): what needs a maintainer in the replayed merge, in folder order
 
 
 def replayable(path: str) -> bool:
@@ -56,14 +63,16 @@ def _extract(git, revision: str, into: Path) -> None:
 
 
 def replay_merge(git, materialise, merge_base: str, head: str, folders: tuple[str, ...],
-                 changed: list[str]) -> Replay:
+                 changed: list[str], author: str | None = None) -> Replay:
     """Replay ``contribute add`` of ``folders`` (contributions/<id>, in order) on ``merge_base``; compare with
     ``head`` every path of ``changed`` that contribute add may write, and every file it wrote.
 
     ``git(*args, binary=False)`` runs git in the repository (:func:`.pull_request._git`);
     ``materialise(folder, into)`` copies a new folder at ``head`` out of git as data into the package ``into``.
+    ``author``: the pull request's author as the platform says (decides a correction, as in the review).
     """
     from atari5_spec_maintainers.contributions.merging import add_submission
+    from atari5_spec_maintainers.contributions.model import Hold
 
     candidates = [p for p in changed if replayable(p)]
     with tempfile.TemporaryDirectory(prefix="atari5-spec-replay-") as scratch:
@@ -72,8 +81,11 @@ def replay_merge(git, materialise, merge_base: str, head: str, folders: tuple[st
             _extract(git, merge_base, copy)
             for folder in folders:
                 materialise(folder, copy)
+            findings = []
             for folder in sorted(folders):
-                add_submission(copy / folder, copy, approved=True)
+                # approved only to write the bytes to compare; every hold is kept and reported, never passed over
+                merge = add_submission(copy / folder, copy, approved=True, author=author)
+                findings += [(folder, w) for w in merge.warnings if isinstance(w, Hold)]
         except InputError:  # the submissions' problems are listed by the review; no text of them is quoted here
             return Replay((), tuple(candidates), (), f"`contribute add` of {len(folders)} new folder(s) fails on the "
                                                      "merge base (their problems are listed below)")
@@ -95,4 +107,4 @@ def replay_merge(git, materialise, merge_base: str, head: str, folders: tuple[st
         differing = tuple(p for p in candidates if p not in identical)
         missing = tuple(p for p in written if p not in candidates)
         texts = {p: replayed(p).decode("utf-8", "replace") for p in differing if replayed(p) is not None}
-    return Replay(identical, differing, missing, None, texts)
+    return Replay(identical, differing, missing, None, texts, tuple(findings))

@@ -93,10 +93,11 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
 
 
 def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None,
-            loaded: dict[Path, "Dataset"] | None = None, author: str | None = None
+            loaded: dict[Path, "Dataset"] | None = None, author: str | None = None, siblings=()
             ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
     """``loaded``: datasets already read, by package root (checks only; a merge reads under its lock).
-    ``author``: who sent the submission as the platform says (the pull request's author), or None."""
+    ``author``: who sent the submission as the platform says (the pull request's author), or None.
+    ``siblings``: the other new folders of the same pull request (compared with for copies)."""
     from atari5_spec.data.loading import load
 
     folder = path if isinstance(path, StoredFolder) else Path(path)
@@ -118,7 +119,7 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
     if merged:  # CI re-checks merged folders: data/ must still hold exactly their rows
         report = Report(submission_id, merged_problems(submission, dataset, source_id), [], None, source_id)
         return report, root, submission, {}
-    merge, problems, warnings = plan_merge(submission, dataset, author)
+    merge, problems, warnings = plan_merge(submission, dataset, author, siblings)
     if merge is None:
         return Report(submission_id, problems, warnings, None), root, submission, {}
     texts = merged_texts(root, merge)
@@ -127,15 +128,16 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
 
 
 def check_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None,
-                     author: str | None = None) -> Report:
+                     author: str | None = None, siblings=()) -> Report:
     """Check a submission folder against the schemas and the dataset; every problem is listed.
 
     ``package``: the data package to check against (default: the one the
     folder sits in, else the installed one). ``author``: who sent it as the
     platform says (the pull request's author; None: not known, so a
-    correction needs a maintainer). Nothing is written.
+    correction needs a maintainer). ``siblings``: the other new folders of the same pull request, which a
+    new entry's numbers are compared with as with data/. Nothing is written.
     """
-    return _review(path, package, writing=False, this_year=this_year, author=author)[0]
+    return _review(path, package, writing=False, this_year=this_year, author=author, siblings=siblings)[0]
 
 
 def check_submissions(paths: Iterable[str | Path], package: str | Path | None = None, this_year: int | None = None
@@ -185,7 +187,7 @@ def _submission_copy(folder: Path, root: Path, submission_id: str) -> dict[str, 
 
 
 def add_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None,
-                   approved: bool = False) -> Merge:
+                   approved: bool = False, author: str | None = None) -> Merge:
     """Merge a clean submission into the package's data/, append-only, all files or none.
 
     Raises SubmissionError (an InputError) listing every problem when the
@@ -193,7 +195,8 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     that need a maintainer (:class:`~.model.Hold`: a look-alike name, a
     near-copy, a correction by someone else) unless ``approved``, the
     maintainer's word that they checked them; then nothing is written.
-    The merge's ``warnings`` are the ones ``check`` prints.
+    The merge's ``warnings`` are the ones ``check`` prints, holds included (approved or not). ``author``:
+    who sent it as the platform says (the pull request's author, for a correction), or None: not known.
     """
     from atari5_spec.data.transaction import finished_by_recovery, package_transaction
     from atari5_spec_maintainers.versioning import bumped_descriptor_text, changelog_with_entry
@@ -203,7 +206,7 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     # The lock is taken before the package is read: a concurrent merge waits, and never loses this one's rows.
     command = f"contribute add {os.path.realpath(folder)}"
     with package_transaction(root, command) as change:
-        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year)
+        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year, author=author)
         if report.merged_as:
             error = SubmissionError(report, f"{folder}: already merged as source {report.merged_as}; nothing to add")
             # The rerun of a merge that was killed mid-commit, and finished when the package was opened: done.

@@ -268,20 +268,24 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
     from atari5_spec.data.loading import load
     from atari5_spec_maintainers.contributions.checking import LARGE_CHANGE, pull_request_author
     from atari5_spec.scoring.ranking import leaderboard
-    from atari5_spec_maintainers.contributions.report import code, report_markdown, summarise_submission
+    from atari5_spec_maintainers.contributions.report import code, escape, report_markdown, summarise_submission
 
     root = Path(root)
     package = Path(package) if package is not None else root
     author = pull_request_author(author)
     changes = pull_request_changes(root, base, head)
-    changes, replay = _replayed(root, changes)
+    changes, replay = _replayed(root, changes, author)
     dataset = load(package)
     board = leaderboard(dataset=dataset)
-    summaries = [summarise_submission(read_submission_tree(root, changes.head, folder), package, dataset=dataset,
-                                      board=board, author=author)
-                 for folder in changes.new_submissions]  # read from git into memory: nothing is written
+    # Read from git into memory (nothing is written); each new folder is compared with every other one too.
+    stored = [read_submission_tree(root, changes.head, folder) for folder in changes.new_submissions]
+    summaries = [summarise_submission(folder, package, dataset=dataset, board=board, author=author,
+                                      siblings=tuple(other for other in stored if other is not folder))
+                 for folder in stored]
     blocked = [s for s in summaries if s.report.problems]
     held = [s for s in summaries if not s.report.problems and s.report.holds]
+    # The merge the pull request carries, replayed: its findings need a maintainer as a human run's do.
+    replay_findings = replay.findings if replay is not None else ()
     lines = ["## atari5-spec: contribution review", "",
              f"Reviewed by the base branch's code: the pull request's head {code(changes.head[:12])} against its "
              f"merge base {code(changes.merge_base[:12])}, read from git as data; none of the pull request's "
@@ -302,11 +306,13 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
     elif blocked:
         lines += ["", f"**Verdict: not ready to merge.** {len(blocked)} of {len(summaries)} submission(s) have "
                       "problems (below)."]
-    elif held:
-        lines += ["", f"**Verdict: needs a maintainer.** {len(held)} of {len(summaries)} submission(s) have "
-                      "findings a maintainer must decide on (below: a correction not sent by the entry's "
-                      f"recorded contributor or moving a number by more than {LARGE_CHANGE:g} times, a name like an "
-                      "entry's, or numbers that are another entry's up to a factor)."]
+    elif held or replay_findings:
+        what = (f"{len(held)} of {len(summaries)} submission(s) have findings" if held else
+                f"the merge the pull request carries has {len(replay_findings)} finding(s)")
+        lines += ["", f"**Verdict: needs a maintainer.** {what} a maintainer must decide on (below: a correction "
+                      "not sent by the entry's recorded contributor or moving a number by more than "
+                      f"{LARGE_CHANGE:g} times, a name like an entry's, or numbers that are another entry's or "
+                      "another new folder's up to a nearly constant factor)."]
     elif summaries:
         lines += ["", f"**Verdict: ready to merge.** The pull request adds {len(summaries)} new submission "
                       "folder(s) and changes nothing else."]
@@ -316,14 +322,20 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
         lines += ["", f"Merged by `contribute add`: {', '.join(code(p) for p in replay.identical)} are "
                       "byte-identical to what `contribute add` of the new folder(s), in folder order, writes on "
                       "the merge base."]
+    if replay_findings:
+        lines += ["", f"The merge the pull request carries, replayed (`contribute add` of the new folder(s) in "
+                      f"folder order, each after the ones before it, as a maintainer runs it), has "
+                      f"{len(replay_findings)} finding(s) that need a maintainer; the replay approves none:", ""]
+        lines += [f"- {code(folder)}: **needs a maintainer**: {escape(w.file)}: {escape(w.message)} "
+                  f"(fix: {escape(w.fix)})" for folder, w in replay_findings]
     if summaries:
         body = report_markdown(summaries, held=bool(changes.maintainer)).split("\n", 2)[2]  # without its title
         lines += ["", "### Submissions", "", body.rstrip("\n")]
-    ready = bool(summaries) and not changes.maintainer and not blocked and not held
+    ready = bool(summaries) and not changes.maintainer and not blocked and not held and not replay_findings
     return PullRequestReview("\n".join(lines) + "\n", ready)
 
 
-def _replayed(root: Path, changes: PullRequestChanges):
+def _replayed(root: Path, changes: PullRequestChanges, author: str | None = None):
     """(changes, replay): data/, datapackage.json and CHANGELOG.md changes byte-identical to `contribute add` of
     the new folders on the merge base (:mod:`.merge_replay`) taken off the maintainer's list; the others kept
     with why. (changes, None) when the pull request changes none of them or adds no folder."""
@@ -334,7 +346,7 @@ def _replayed(root: Path, changes: PullRequestChanges):
         return changes, None
     replay = replay_merge(lambda *args, binary=False: _git(root, *args, binary=binary),
                           lambda folder, into: _write_checked_submission(root, changes.head, folder, into),
-                          changes.merge_base, changes.head, changes.new_submissions, changed)
+                          changes.merge_base, changes.head, changes.new_submissions, changed, author)
     because = ("differs from what `contribute add` of the new folder(s) writes on the merge base"
                + (f" ({replay.error})" if replay.error else "") + ": only a merge the review can reproduce is "
                "accepted")

@@ -118,12 +118,13 @@ def _true_median(fit: dict[str, float], dataset) -> tuple[float | None, int]:
 
 
 def summarise_submission(folder, package: str | Path | None = None, dataset=None,
-                         board=None, author: str | None = None) -> SubmissionSummary:
+                         board=None, author: str | None = None, siblings=()) -> SubmissionSummary:
     """Check one submission folder and, when it is clean, estimate and rank what it would add.
 
     ``dataset`` and ``board`` (a :func:`atari5_spec.scoring.ranking.leaderboard`
     without user scores) may be given to share them between submissions.
-    ``author``: who sent it as the platform says (:func:`.check_submission`).
+    ``author``: who sent it as the platform says, ``siblings`` the pull request's other new folders
+    (:func:`.check_submission`).
     """
     from atari5_spec.data.loading import load
     from atari5_spec.scoring.estimate import score
@@ -132,7 +133,7 @@ def summarise_submission(folder, package: str | Path | None = None, dataset=None
     from atari5_spec_maintainers.contributions.files import StoredFolder, folder_label, submission_name
 
     folder = folder if isinstance(folder, StoredFolder) else Path(folder)  # a StoredFolder: read from git (review)
-    report = check_submission(folder, package, author=author)
+    report = check_submission(folder, package, author=author, siblings=siblings)
     submission_id = submission_name(folder)
     summary = SubmissionSummary(submission_id, str(folder_label(folder)), report)
     if report.merge is None:
