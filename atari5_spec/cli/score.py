@@ -152,11 +152,20 @@ def add_scoring_commands(commands) -> None:
     p.add_argument("--sticky", dest="sticky", choices=("yes", "no", "unknown", "not-stated"), default=None,
                    help=argparse.SUPPRESS)
     p.add_argument("--frames", dest="frames", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--top", type=_positive_count, default=None, metavar="N",
+                   help="only the first N ranked rows (your agent is still shown at its rank); e.g. a paper's table")
     _add_format(p, "the ranking")
     p.set_defaults(run=_cmd_leaderboard)
 
 
 # --- shared --------------------------------------------------------------------------------------------------
+
+def _positive_count(text: str) -> int:
+    """An argparse type: a whole number of at least 1, written in plain digits."""
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"give a whole number of at least 1, not {text!r}")
+    return int(text)
+
 
 def submission_input(path: str):
     """(observations, protocol) of a submission folder (contributions/<id>/: metadata.yaml and scores.csv), read
@@ -414,9 +423,14 @@ def leaderboard_table(board):
                         + (_number(board.user_median), "", "", "", ""))
         rows.append(cells(row, str(row.rank)))
     rows += [cells(r, "-") for r in references]
+    if user_value is not None and board.user_rank is not None and board.user_rank > len(board.rows):
+        rows.append((str(board.user_rank), "your agent", _number(user_value))  # below a --top cut: its rank
+                    + ((_number(board.user_estimate),) if field is not None else ())
+                    + (_number(board.user_median), "", "", "", ""))
     columns = (("Rank", "Algorithm", first) + ((board.subset,) if field is not None else ())
                + (f"Median (>= {MIN_GAMES_FOR_MEDIAN} of 57 games)", "Games", "Regime", "Frames", "Sticky"))
-    notes = [f"{first}: " + (f"estimated 57-game median human-normalised score (%), coefficients "
+    cut = [f"The first {len(board.rows)} of {board.ranked} ranked entries."] if board.n_ranked is not None else []
+    notes = cut + [f"{first}: " + (f"estimated 57-game median human-normalised score (%), coefficients "
                              f"{board.coefficients_version}" if field is None else f"the {field.statistic}"),
              f"Median: each entry's own median human-normalised score (%) over the games of the 57 it has, shown "
              f"from {MIN_GAMES_FOR_MEDIAN} games; Sticky: sticky-action probability ('-': the source does not say).",
@@ -436,6 +450,8 @@ def _cmd_leaderboard(args) -> int:
     board = leaderboard(observations or None, subset=args.subset, coefficients=args.coefficients,
                         regime=args.regime, sticky=args.sticky,
                         frames=None if args.frames is None else _whole_frames(args.frames))
+    if args.top is not None:
+        board = board.top(args.top)
     if form in ("markdown", "latex"):
         from .tables import render
 
@@ -450,6 +466,7 @@ def _cmd_leaderboard(args) -> int:
                                     "median": board.user_median, "field_median": board.user_field_median}
                                    if board.user_estimate is not None or board.user_field_median is not None
                                    else None),
+                          "ranked": board.ranked, "top": args.top,
                           "rows": [r._asdict() for r in board.rows],
                           "references": [r._asdict() for r in board.references],
                           "n_in_dataset": board.n_in_dataset,
@@ -460,18 +477,18 @@ def _cmd_leaderboard(args) -> int:
     name = board.subset
     field = board.field
     if field is None:
-        print(f"{name} scores: {len(board.rows)} algorithms ranked of the {board.n_in_dataset} entries in the dataset "
+        print(f"{name} scores: {board.ranked} algorithms ranked of the {board.n_in_dataset} entries in the dataset "
               f"(coefficients {board.coefficients_version})" + (f", {', '.join(board.filters)}." if board.filters
                                                                 else "."))
     else:
-        print(f"{field.regime} field: {len(board.rows)} algorithms ranked of the {board.n_in_dataset} entries in the "
+        print(f"{field.regime} field: {board.ranked} algorithms ranked of the {board.n_in_dataset} entries in the "
               f"dataset by their {field.statistic}" + (f", {', '.join(board.filters)}." if board.filters else ".")
               + f" Not by an {name} score: three {name} games are not among the {len(field.games)} games of this "
               f"regime. The median is measured from the data, not predicted (no interval), with the package's "
               f"normalisation constants (a paper's own constants can move its printed median a little); the {name} "
               f"score (coefficients {board.coefficients_version}) is shown where an entry has the five games.")
     if board.unranked:
-        print(f"Not ranked ({board.n_in_dataset - len(board.rows)}): "
+        print(f"Not ranked ({board.n_in_dataset - board.ranked}): "
               + "; ".join(f"{n} {why}" for why, n in board.unranked) + ".")
     print(f"The median column is each algorithm's own median over the games of the 57 it has, shown for orientation "
           f"from {MIN_GAMES_FOR_MEDIAN} games; "
@@ -522,7 +539,7 @@ def _cmd_leaderboard(args) -> int:
             print(f"  {row.rank:>4}  {printable(row.name)[:34]:<34} {points}; {shown(row.evaluation)}")
     what = name if field is None else f"{field.regime} field"
     if board.user_rank is not None:
-        print(f"\nYour agent: {first} {_number(user_value)}, rank {board.user_rank} of {len(board.rows) + 1}.")
+        print(f"\nYour agent: {first} {_number(user_value)}, rank {board.user_rank} of {board.ranked + 1}.")
     elif observations and field is not None:
         print(f"\nYour agent is not ranked in the {what}: give all {len(field.games)} of its games "
               f"({', '.join(field.games)}).")

@@ -8,9 +8,11 @@ lays the cells out and escapes them, so a name such as ``Q*bert`` or
 * Markdown: a CommonMark/GFM pipe table; every ASCII punctuation character
   of a cell is backslash-escaped (``|`` cannot end a cell, ``*`` cannot start
   emphasis), and a caption and notes are plain paragraphs.
-* LaTeX: a ``table`` with a ``tabular`` (``\\hline`` rules, no package
-  needed), the ten special characters escaped, the caption and a label, the
-  notes below in ``\\footnotesize``.
+* LaTeX: ``table`` floats with a ``tabular`` (``\\hline`` rules, no package
+  needed) in footnotesize that fits the text width of article (a long name
+  wraps, a long header stacks its words), at most 32 rows a float (a longer
+  table continues in the next, captioned "(continued)"), the ten special
+  characters escaped, the caption and a label, the notes below the last.
 
 Standard library only.
 """
@@ -88,20 +90,56 @@ def as_markdown(table: Table) -> str:
     return "\n".join(out)
 
 
+# One float holds at most this many rows (a footnotesize row is 9.5 pt, a wrapped name two: 32 rows and the caption
+# fit the text height of article, about 550 pt); a longer table continues in further floats, its header repeated.
+LATEX_ROWS_PER_FLOAT = 32
+# A left-aligned column with a cell longer than this wraps in a paragraph column of this share of the line.
+LATEX_WRAP_CHARS, LATEX_WRAP_WIDTH = 24, 0.27
+LATEX_HEADER_LINE = 12  # characters per line of a header cell (longer headers stack their words)
+
+
+def _latex_header(text: str, align: str) -> str:
+    """A header cell, its words stacked in lines of at most LATEX_HEADER_LINE characters (a nested tabular: no
+    package), so a long header does not widen its column of short numbers."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= LATEX_HEADER_LINE:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    if len(lines) <= 1:
+        return latex_escape(text)
+    return (f"\\begin{{tabular}}[b]{{@{{}}{align}@{{}}}}" + "\\\\".join(latex_escape(x) for x in lines)
+            + "\\end{tabular}")
+
+
 def as_latex(table: Table) -> str:
-    """A ``table`` float: caption, label, a ``tabular`` with \\hline rules, then the notes (no package needed)."""
-    out = ["\\begin{table}[t]", "\\centering"]
-    if table.caption:
-        out.append(f"\\caption{{{latex_escape(table.caption)}}}")
-    if table.label:
-        out.append(f"\\label{{{table.label}}}")
-    out += [f"\\begin{{tabular}}{{{table.align}}}", "\\hline",
-            " & ".join(latex_escape(c) for c in table.columns) + " \\\\", "\\hline"]
-    out += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in table.rows]
-    out += ["\\hline", "\\end{tabular}"]
-    if table.notes:
-        out += ["", "\\smallskip", "{\\footnotesize"] + [latex_escape(n) + "\\par" for n in table.notes] + ["}"]
-    out.append("\\end{table}")
+    """``table`` floats, each with the caption (later ones "(continued)"), a ``tabular`` with \\hline rules in
+    footnotesize that fits the text width (long names wrap, long headers stack), at most LATEX_ROWS_PER_FLOAT rows
+    a float, then the notes below the last; no package needed."""
+    wraps = [a == "l" and any(len(row[i]) > LATEX_WRAP_CHARS for row in table.rows)
+             for i, a in enumerate(table.align)]
+    spec = "".join(f"p{{{LATEX_WRAP_WIDTH}\\linewidth}}" if w else a for a, w in zip(table.align, wraps))
+
+    def cell(text: str, wrap: bool) -> str:
+        return ("\\raggedright " if wrap else "") + latex_escape(text)
+
+    header = " & ".join(cell(c, False) if w else _latex_header(c, a)
+                        for c, a, w in zip(table.columns, table.align, wraps)) + " \\tabularnewline"
+    chunks = [table.rows[i:i + LATEX_ROWS_PER_FLOAT] for i in range(0, len(table.rows), LATEX_ROWS_PER_FLOAT)] or [()]
+    out: list[str] = []
+    for n, rows in enumerate(chunks):
+        out += ["\\begin{table}[t]", "\\centering", "\\footnotesize", "\\setlength{\\tabcolsep}{3pt}"]
+        if table.caption:
+            out.append(f"\\caption{{{latex_escape(table.caption)}{' (continued)' if n else ''}}}")
+        if table.label and n == 0:
+            out.append(f"\\label{{{table.label}}}")
+        out += [f"\\begin{{tabular}}{{{spec}}}", "\\hline", header, "\\hline"]
+        out += [" & ".join(cell(c, w) for c, w in zip(row, wraps)) + " \\tabularnewline" for row in rows]
+        out += ["\\hline", "\\end{tabular}"]
+        if table.notes and n == len(chunks) - 1:
+            out += ["", "\\smallskip", "{\\footnotesize"] + [latex_escape(x) + "\\par" for x in table.notes] + ["}"]
+        out.append("\\end{table}")
     return "\n".join(out)
 
 

@@ -72,6 +72,24 @@ class Leaderboard(NamedTuple):
     # the subset's score (scoring/field.py); None otherwise. `incomplete` then lists missing field games.
     field: Field | None = None
     user_field_median: float | None = None
+    n_ranked: int | None = None       # with top(): how many the whole ranking holds (None: every ranked row is here)
+
+    @property
+    def ranked(self) -> int:
+        """How many entries the ranking holds (more than ``rows`` after :meth:`top`)."""
+        return len(self.rows) if self.n_ranked is None else self.n_ranked
+
+    def top(self, n: int) -> "Leaderboard":
+        """The first ``n`` ranked rows, with the reference lines above the last of them; ``ranked`` still counts
+        all (a paper's table of the leaders, ``leaderboard --top N``)."""
+        if n < 1:
+            raise ValueError(f"top needs at least 1 row, not {n}")
+        if n >= len(self.rows):
+            return self
+        rows = self.rows[:n]
+        references = tuple(r for r in self.references if r.estimate is not None and rows[-1].estimate is not None
+                           and r.estimate > rows[-1].estimate)
+        return self._replace(rows=rows, references=references, n_ranked=len(self.rows))
 
     @property
     def ranked_by(self) -> str:
@@ -93,7 +111,8 @@ class Leaderboard(NamedTuple):
     def __repr__(self) -> str:
         user = (f", your agent {self.user_estimate:.1f} (rank {self.user_rank})" if self.user_rank is not None
                 else "")
-        return (f"Leaderboard({self.subset}: {len(self.rows)} ranked of {self.n_in_dataset} in the dataset"
+        shown = f"top {len(self.rows)} of {self.ranked}" if self.n_ranked is not None else str(len(self.rows))
+        return (f"Leaderboard({self.subset}: {shown} ranked of {self.n_in_dataset} in the dataset"
                 f"{', ' + ', '.join(self.filters) if self.filters else ''}; best {self.rows[0].name} "
                 f"{self.rows[0].estimate:.1f}{user})" if self.rows else
                 f"Leaderboard({self.subset}: none ranked of {self.n_in_dataset} in the dataset)")

@@ -230,7 +230,7 @@ def _latex_cells(text: str) -> list[list[str]]:
     tabular = [n for n in tables[0].nodelist if isinstance(n, LatexEnvironmentNode)]
     assert [t.environmentname for t in tabular] == ["tabular"]
     body = text[text.index("\\hline") + len("\\hline"):text.rindex("\\hline")]
-    rows = [r.strip() for r in body.replace("\\hline", "").split("\\\\") if r.strip()]
+    rows = [r.strip() for r in body.replace("\\hline", "").split("\\tabularnewline") if r.strip()]
     context = get_default_latex_context_db()  # and the LaTeX kernel's text commands pylatexenc does not list
     context.add_context_category("kernel-text", prepend=True, macros=[
         MacroTextSpec("textbar", "|"), MacroTextSpec("textless", "<"), MacroTextSpec("textgreater", ">"),
@@ -239,7 +239,9 @@ def _latex_cells(text: str) -> list[list[str]]:
     cells = []
     for row in rows:
         parts = re.split(r"(?<!\\)&", row)
-        cells.append([converter.latex_to_text(p).strip().replace("$\\varepsilon$", "\u03b5") for p in parts])
+        # a wrapped name starts with \\raggedright; a stacked header is a nested tabular: its lines joined by spaces
+        parts = [p.replace("\\raggedright ", "") for p in parts]
+        cells.append([" ".join(converter.latex_to_text(p).replace("$\\varepsilon$", "\u03b5").split()) for p in parts])
     return cells
 
 
@@ -259,6 +261,10 @@ def _compiles(latex: str, tmp_path) -> None:
     done = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", document.name], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
+    log = (tmp_path / "table.log").read_text(encoding="latin-1")
+    # fits the page of article: not wider than the text (issue 48: 273 pt too wide), no float taller than a page
+    # (the 90-row leaderboard ran 630 pt off it)
+    assert "Overfull \\hbox" not in log and "Float too large" not in log, log[-3000:]
 
 
 @pytest.mark.parametrize("command", [
@@ -266,6 +272,7 @@ def _compiles(latex: str, tmp_path) -> None:
     ["score", str(RUNS_57), "--relative-to", "rainbow-noop"],
     ["leaderboard"],
     ["leaderboard", *README_FIVE],
+    ["leaderboard", *README_FIVE, "--top", "10"],
 ])
 def test_score_and_leaderboard_give_markdown_that_renders_and_latex_that_parses(run, command, tmp_path):
     status, markdown, _ = run(*command, "--format", "markdown")
@@ -316,3 +323,15 @@ def test_a_ratio_not_computable_names_the_side_that_lacks_games(run):
                          "--relative-to", "bootstrapped-dqn-2016-ref-nature")
     assert status == 1
     assert out.splitlines()[0] == "ratio to bootstrapped-dqn-2016-ref-nature: not computable: the baseline lacks phoenix"
+
+
+def test_leaderboard_top_keeps_the_leaders_the_count_and_your_rank(run):
+    full = json.loads(run("leaderboard", *README_FIVE, "--json")[1])
+    top = json.loads(run("leaderboard", *README_FIVE, "--json", "--top", "10")[1])
+    assert top["rows"] == full["rows"][:10] and top["ranked"] == full["ranked"] == len(full["rows"]) > 10
+    assert top["user"] == full["user"] and top["user"]["rank"] > 10
+    rows = _markdown_table(run("leaderboard", *README_FIVE, "--top", "10", "--format", "markdown")[1])
+    assert [r[0] for r in rows[1:]] == [str(i) for i in range(1, 11)] + [str(full["user"]["rank"])]
+    with pytest.raises(SystemExit) as refused:  # argparse's usage error
+        run("leaderboard", "--top", "0")
+    assert refused.value.code == 2
