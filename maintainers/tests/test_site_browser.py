@@ -676,11 +676,12 @@ def test_axe_core_finds_no_serious_or_critical_violation(browser, site_folder):
     for relative in ("index.html", "games.html", "algorithms.html", "games/montezuma_revenge.html",
                      "algorithms/dreamerv3.html", "algorithms/rainbow.html", "atari-100k.html", "score.html",
                      "sources.html", "downloads.html", "cite.html", "accuracy.html", "changelog.html",
-                     "compare.html?a=c51&b=qr-dqn-1"):
-        path, _, query = relative.partition("?")
+                     "compare.html?a=c51&b=qr-dqn-1", "index.html#q=dreamr", "index.html#q=xyzzyq"):
+        path, _, fragment = relative.partition("#")  # a search: its note and list shown
+        path, _, query = path.partition("?")
         if not (site_folder / path).is_file():
             continue
-        page.goto((site_folder / path).as_uri() + (f"?{query}" if query else ""))
+        page.goto((site_folder / path).as_uri() + (f"?{query}" if query else "") + (f"#{fragment}" if fragment else ""))
         if query:  # the comparison, with its collapsed table open
             page.click("#compare-57 summary")
         page.evaluate(source)
