@@ -4,8 +4,8 @@ Per entry one search text: the normalised words of its id, name, paper title, pa
 with its label such as ``arXiv:2301.04104``) and its authors' surnames, each field also as one word with its spaces
 and punctuation removed (so "Agent 57", "go explore" and "2301.04104" match as typed). The games an entry has
 scores for are searched too, by name and id; they are written once, as one text per game, and each entry names
-the games it has by a mask of their positions in that list (:func:`game_mask`), which keeps the page small (57 game names are not repeated for
-each of some 200 entries). The page's script only matches: :func:`words` here and ``tokensOf`` in static/site.js
+the games it has by a mask of their positions in that list (:func:`game_mask`), which keeps the page small (the
+game names are not repeated for each of some 200 entries). The page's script only matches: :func:`words` here and ``tokensOf`` in static/site.js
 normalise alike (NFKD, accents dropped, casefolded, split at anything not a letter or digit).
 
 Everything is sorted, so the same data gives the same bytes.

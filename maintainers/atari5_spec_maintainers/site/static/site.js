@@ -268,7 +268,8 @@
         text = "No row shown matches \u2018" + q + "\u2019 with these filters; " + found.count + " " +
           (found.count === 1 ? "entry matches" : "entries match") + " it without them (Reset clears the filters).";
       else if (found && found.fuzzy.length)
-        text = "Nothing is spelt \u2018" + found.fuzzy.join("\u2019, \u2018") + "\u2019: showing entries with a near spelling.";
+        text = "Nothing is spelt \u2018" + found.fuzzy.join("\u2019, \u2018") +
+          "\u2019: showing entries with a near spelling.";
       note.textContent = text;
       if (text) note.removeAttribute("hidden"); else note.setAttribute("hidden", "");
     }
