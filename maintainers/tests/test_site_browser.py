@@ -180,8 +180,11 @@ def test_kind_year_all_games_and_text_filters(visit):
     assert page.is_checked("input[name=all57]") and page.input_value("select[name=year]") == "2020"
     set_hash(page, "q=RAINBOW")
     ids = shown_ids(page)
-    # a search looks through every row of the table, not only the default ones (issue 34)
-    assert ids == [r["id"] for r in rows if "rainbow" in r["name"].lower() or "rainbow" in r["id"]] and ids
+    # a search looks through every row of the table, not only the default ones (issue 34), and since issue 48
+    # through each entry's words (its paper title too: the DQN rows read from the Rainbow paper)
+    texts = json.loads(page.text_content("#page-data"))["search"]["texts"]
+    named = [r["id"] for r in rows if "rainbow" in r["name"].lower() or "rainbow" in r["id"]]
+    assert ids == [r["id"] for r in rows if "rainbow" in texts[r["id"]][0]] and set(named) <= set(ids) and named
 
 
 def test_controls_write_the_hash_and_a_link_restores_the_view(visit):
@@ -573,6 +576,72 @@ def test_search_finds_entries_outside_the_default_rows_and_points_at_unranked_pa
     assert page.is_hidden("#search-more")
 
 
+def searched(page, query):
+    """The ids shown and the unranked pages offered for ``query``, and the search note's text ('' when hidden)."""
+    page.fill("input[name=q]", query)
+    offered = page.eval_on_selector_all("#search-more-list a", "a => a.map(x => x.getAttribute('href'))")
+    more = [h[len("algorithms/"):-len(".html")] for h in offered] if page.is_visible("#search-more") else []
+    note = page.text_content("#search-note") if page.is_visible("#search-note") else ""
+    return shown_ids(page), more, " ".join(note.split())
+
+
+@pytest.mark.parametrize("query, expected, typo", [
+    ("dreamr", {"dreamerv2", "dreamerv3"}, True), ("agnet57", {"agent57"}, True), ("Agent 57", {"agent57"}, False),
+    ("AGENT-57", {"agent57"}, False), ("go explore", {"go-explore", "go-explore-2021"}, False),
+    ("Dreamer V3", {"dreamerv3"}, False), ("muzeor", {"muzero"}, True)])
+def test_search_forgives_typos_and_spacing(visit, query, expected, typo):
+    page = visit().open("index.html")
+    ids, more, note = searched(page, query)
+    assert expected <= set(ids + more), (query, ids, more)
+    assert ("near spelling" in note) == typo, note  # a typo is said to be one
+    if query in ("agnet57", "Agent 57", "AGENT-57"):
+        assert ids + more == ["agent57"]
+    if query.startswith("dream"):
+        assert all("dreamer" in i for i in ids + more), ids + more
+
+
+def test_search_finds_the_entries_of_a_game_by_its_name_and_id(visit, dataset):
+    page = visit().open("index.html")
+    rows = json.loads(page.text_content("#page-data"))["rows"]
+    unranked = {e[0] for e in json.loads(page.text_content("#page-data"))["entries"]}
+    played = set(dataset.scores.loc[dataset.scores["game_id"] == "montezuma_revenge", "algorithm_id"])
+    for query in ("Montezuma", "montezuma_revenge", "Montezuma's Revenge", "montezuma revenge"):
+        ids, more, _ = searched(page, query)
+        assert set(ids) == {r["id"] for r in rows} & played and set(more) == unranked & played, query
+    assert len(ids) > 50 and "go-explore" in more  # Go-Explore, famous for the game, is excluded: its page
+
+
+def test_search_finds_entries_by_arxiv_id_doi_and_author(visit, dataset):
+    page = visit().open("index.html")
+    links = dataset.paper_links
+    dreamer = links.loc[links["algorithm_id"] == "dreamerv3", ["link_kind", "link"]].iloc[0].tolist()
+    assert dreamer == ["arxiv", "2301.04104"]
+    expected = set(links.loc[links["link"] == "2301.04104", "algorithm_id"])
+    for query in ("2301.04104", "arXiv:2301.04104", "230104104"):
+        ids, more, _ = searched(page, query)
+        assert set(ids + more) == expected and "dreamerv3" in ids, query
+    doi = links.loc[(links["link_kind"] == "doi") & (links["algorithm_id"] == "go-explore"), "link"].iloc[0]
+    ids, more, _ = searched(page, doi)
+    assert set(ids + more) == set(links.loc[links["link"] == doi, "algorithm_id"]) and "go-explore" in more
+    authors = links["authors"].fillna("")
+    expected = set(links.loc[authors.str.contains(r"(?:^|and )Hafner,", regex=True), "algorithm_id"])
+    ids, more, _ = searched(page, "hafner")
+    assert "dreamerv2" in expected and set(ids + more) == expected
+
+
+def test_search_says_so_when_nothing_matches(visit):
+    page = visit().open("index.html")
+    ids, more, note = searched(page, "xyzzyq")
+    assert ids == [] and more == [] and page.is_hidden("#search-more")
+    assert note == "No entry matches \u2018xyzzyq\u2019; search by name, paper, author, arXiv id or game."
+    assert page.evaluate("document.getElementById('search-more-count').textContent") == "0"
+    set_hash(page, "regime=atari-100k&q=agent57")  # found, but hidden by a filter: said so, not "no entry"
+    note = " ".join(page.text_content("#search-note").split())
+    assert shown_ids(page) == [] and note.startswith("No row shown matches \u2018agent57\u2019 with these filters")
+    ids, more, note = searched(page, "")
+    assert note == "" and page.is_hidden("#search-note")
+
+
 def test_without_javascript_the_controls_say_so_and_are_disabled(browser, site_folder):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
@@ -607,11 +676,12 @@ def test_axe_core_finds_no_serious_or_critical_violation(browser, site_folder):
     for relative in ("index.html", "games.html", "algorithms.html", "games/montezuma_revenge.html",
                      "algorithms/dreamerv3.html", "algorithms/rainbow.html", "atari-100k.html", "score.html",
                      "sources.html", "downloads.html", "cite.html", "accuracy.html", "changelog.html",
-                     "compare.html?a=c51&b=qr-dqn-1"):
-        path, _, query = relative.partition("?")
+                     "compare.html?a=c51&b=qr-dqn-1", "index.html#q=dreamr", "index.html#q=xyzzyq"):
+        path, _, fragment = relative.partition("#")  # a search: its note and list shown
+        path, _, query = path.partition("?")
         if not (site_folder / path).is_file():
             continue
-        page.goto((site_folder / path).as_uri() + (f"?{query}" if query else ""))
+        page.goto((site_folder / path).as_uri() + (f"?{query}" if query else "") + (f"#{fragment}" if fragment else ""))
         if query:  # the comparison, with its collapsed table open
             page.click("#compare-57 summary")
         page.evaluate(source)

@@ -98,7 +98,8 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
     from atari5_spec.data.loading import load
     from atari5_spec.method.pinned import coefficients_dir, known_versions, load_coefficient_set
     from atari5_spec.scoring import citation as cite
-    from atari5_spec_maintainers.site import charts, compare, pages, render, scorer
+    from atari5_spec_maintainers.site import charts, compare, pages, render, scorer, search
+    from atari5_spec_maintainers.site.papers import paper_links
 
     docs_href, docs_relative = _docs_href(docs_url)
     root = package_root(root)
@@ -136,7 +137,8 @@ def site_files(root: Path | str | None = None, docs_url: str | None = None) -> d
          legend=pages.filter_legend(rows, sticky_values), sota=sota,
          sota_svg=charts.records_svg(sota, f"{board.subset} state of the art over time"),
          page_data={"rows": rows, "subset": board.subset, "signature": board.signature,
-                    "data_version": data_version, "entries": pages.search_entries(dataset, rows)})
+                    "data_version": data_version, "entries": pages.search_entries(dataset, rows),
+                    "search": search.search_index(dataset, paper_links(dataset))})
     if field_board.field is not None:
         page("atari-100k.html", "field.html", title="Atari 100k leaderboard", rows=field, board=field_board,
              page_data={"rows": field, "ranked_by": field_board.ranked_by, "games": list(field_board.field.games)})

@@ -88,6 +88,112 @@
     return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
   }
 
+  /* ---------------------------------------------------------------- search */
+
+  /* The search that forgives (issue 48 item 3). The build writes per entry one text of normalised words (id,
+     name, paper title, arXiv id or DOI, authors' surnames) and a mask of the games it has scores for, whose
+     words are written once (site/search.py); this only matches. A query matches an entry when its letters and
+     digits run together ("Agent 57" -> agent57) are within one of the entry's words; else when every word of the
+     query is: within a word (a word of 1 or 2 characters: at a word's start); and a query word found in no entry at
+     all may be misspelt: then it matches a word that begins within an edit distance of 1 (4 to 7 characters) or 2
+     (8 or more) of it, a swap of two neighbours counting 1 (dreamr -> dreamerv2, agnet57 -> agent57). */
+  function tokensOf(text) {
+    return String(text).normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/\u00df/g, "ss")
+      .split(/[^a-z0-9]+/).filter(function (t) { return t; });
+  }
+
+  /* The least optimal-string-alignment distance between `token` and a beginning of `word`. */
+  function prefixDistance(token, word, limit) {
+    var n = token.length, m = Math.min(word.length, n + limit), rows = [], best = Infinity;
+    for (var i = 0; i <= n; i++) {
+      rows.push([i]);
+      for (var j = 1; j <= m; j++) {
+        if (i === 0) { rows[0].push(j); continue; }
+        var cost = token.charAt(i - 1) === word.charAt(j - 1) ? 0 : 1;
+        var d = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && token.charAt(i - 1) === word.charAt(j - 2) && token.charAt(i - 2) === word.charAt(j - 1))
+          d = Math.min(d, rows[i - 2][j - 2] + 1);
+        rows[i].push(d);
+      }
+    }
+    for (var k = 0; k <= m; k++) best = Math.min(best, rows[n][k]);
+    return best;
+  }
+
+  function makeSearch(index, extra) {
+    var vocabulary = [], at = {}, entries = {};
+    function ids(text) {
+      var out = [];
+      text.split(" ").forEach(function (w) {
+        if (!w) return;
+        if (!(w in at)) { at[w] = vocabulary.length; vocabulary.push(w); }
+        out.push(at[w]);
+      });
+      return out;
+    }
+    index = index || { games: [], texts: {} };
+    var games = index.games.map(ids);
+    Object.keys(index.texts).forEach(function (id) {
+      var mask = index.texts[id][1], played = [];  // hex digit k: games 4k to 4k+3, game 4k+b at bit b
+      for (var k = 0; k < mask.length; k++) {
+        var v = parseInt(mask.charAt(k), 16);
+        for (var b = 0; b < 4; b++) if (v & (1 << b)) played.push(4 * k + b);
+      }
+      entries[id] = { words: ids(index.texts[id][0]), games: played };
+    });
+    extra.forEach(function (e) {  // an entry the build wrote no text for (none today): its id and name
+      if (!entries[e[0]]) entries[e[0]] = { words: ids(tokensOf(e[0] + " " + e[1]).join(" ") + " " +
+        tokensOf(e[0]).join("") + " " + tokensOf(e[1]).join("")), games: [] };
+    });
+    var all = Object.keys(entries);
+
+    function within(token, word) { return token.length <= 2 ? word.indexOf(token) === 0 : word.indexOf(token) >= 0; }
+
+    function wordsFor(token, fuzzy) {  // which words of the vocabulary the token matches
+      var hit = {}, any = false, limit = token.length >= 8 ? 2 : 1;
+      vocabulary.forEach(function (w, i) {
+        if (fuzzy ? prefixDistance(token, w, limit) <= limit : within(token, w)) { hit[i] = true; any = true; }
+      });
+      return any ? hit : null;
+    }
+
+    function having(hit) {  // the entries with a word among `hit`, their own or one of their games'
+      var gameHit = games.map(function (g) { return g.some(function (w) { return hit[w]; }); });
+      var out = {};
+      all.forEach(function (id) {
+        var e = entries[id];
+        if (e.words.some(function (w) { return hit[w]; }) || e.games.some(function (g) { return gameHit[g]; }))
+          out[id] = true;
+      });
+      return out;
+    }
+
+    var last = null;
+    return function (query) {  // {ids: {id: true}, fuzzy: [misspelt words], count}
+      if (last && last.query === query) return last.result;
+      var tokens = tokensOf(query), result = { ids: {}, fuzzy: [], count: 0 };
+      if (tokens.length > 1) {
+        var joined = wordsFor(tokens.join(""), false);
+        if (joined) result.ids = having(joined);
+      }
+      if (!Object.keys(result.ids).length && tokens.length) {
+        var sets = [];
+        for (var t = 0; t < tokens.length; t++) {
+          var hit = wordsFor(tokens[t], false);
+          if (!hit && tokens[t].length >= 4) { hit = wordsFor(tokens[t], true); if (hit) result.fuzzy.push(tokens[t]); }
+          if (!hit) { sets = null; break; }
+          sets.push(having(hit));
+        }
+        if (sets) all.forEach(function (id) {
+          if (sets.every(function (s) { return s[id]; })) result.ids[id] = true;
+        });
+      }
+      result.count = Object.keys(result.ids).length;
+      last = { query: query, result: result };
+      return result;
+    };
+  }
+
   /* ---------------------------------------------------------------- leaderboard */
 
   var FILTERS = ["regime", "sticky", "frames", "kind", "year", "all57", "q"];
@@ -116,6 +222,7 @@
     var rows = data.rows;
     var mostGames = rows.reduce(function (m, r) { return Math.max(m, r.n_games); }, 0);
     var state = { sort: "estimate", dir: "desc" };
+    var search = makeSearch(data.search, rows.map(function (r) { return [r.id, r.name]; }).concat(data.entries || []));
 
     function visible(row) {
       var protocol = PROTOCOL_FILTERS.some(function (k) { return state[k]; });
@@ -127,10 +234,7 @@
       if (state.kind && row.kind !== state.kind) return false;
       if (state.year && !matchesUnknown(row.year, state.year)) return false;
       if (state.all57 && row.n_games < mostGames) return false;
-      if (state.q) {
-        var q = state.q.toLowerCase();
-        if (row.name.toLowerCase().indexOf(q) < 0 && row.id.toLowerCase().indexOf(q) < 0) return false;
-      }
+      if (state.q && !search(state.q).ids[row.id]) return false;
       return true;
     }
 
@@ -154,13 +258,27 @@
       return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
     }
 
+    function searchNote(shown, beyond) {  // what the search found, when it needs saying
+      var note = document.getElementById("search-note");
+      if (!note) return;
+      var text = "", q = state.q || "", found = q ? search(q) : null;
+      if (found && !found.count)
+        text = "No entry matches \u2018" + q + "\u2019; search by name, paper, author, arXiv id or game.";
+      else if (found && !shown && !beyond)
+        text = "No row shown matches \u2018" + q + "\u2019 with these filters; " + found.count + " " +
+          (found.count === 1 ? "entry matches" : "entries match") + " it without them (Reset clears the filters).";
+      else if (found && found.fuzzy.length)
+        text = "Nothing is spelt \u2018" + found.fuzzy.join("\u2019, \u2018") +
+          "\u2019: showing entries with a near spelling.";
+      note.textContent = text;
+      if (text) note.removeAttribute("hidden"); else note.setAttribute("hidden", "");
+    }
+
     function searchBeyond() {  // entries a search matches that the leaderboard does not rank: their pages
       var more = document.getElementById("search-more");
-      if (!more) return;
-      var q = (state.q || "").toLowerCase();
-      var hits = q ? (data.entries || []).filter(function (e) {
-        return e[0].toLowerCase().indexOf(q) >= 0 || e[1].toLowerCase().indexOf(q) >= 0;
-      }) : [];
+      if (!more) return 0;
+      var found = state.q ? search(state.q) : null;
+      var hits = found ? (data.entries || []).filter(function (e) { return found.ids[e[0]]; }) : [];
       var list = document.getElementById("search-more-list");
       while (list.firstChild) list.removeChild(list.firstChild);
       hits.forEach(function (e) {
@@ -172,6 +290,7 @@
       });
       document.getElementById("search-more-count").textContent = String(hits.length);
       if (hits.length) more.removeAttribute("hidden"); else more.setAttribute("hidden", "");
+      return hits.length;
     }
 
     function shownRows() {
@@ -195,7 +314,7 @@
       shown.sort(compare).forEach(function (r) { body.appendChild(trs[r.id]); });
       rows.filter(function (r) { return !rank[r.id]; }).forEach(function (r) { body.appendChild(trs[r.id]); });
       document.getElementById("row-count").textContent = String(shown.length);
-      searchBeyond();
+      searchNote(shown.length, searchBeyond());
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
         var key = th.getAttribute("data-sort");
         if (key === state.sort) th.setAttribute("aria-sort", state.dir === "asc" ? "ascending" : "descending");
