@@ -40,5 +40,12 @@ def test_it_agrees_with_the_pinned_out_of_sample_errors_where_they_exist(results
             assert row.estimate == pytest.approx(float(p["estimate"]), rel=1e-9)
             assert row.ratio == pytest.approx(float(p["ratio"]), rel=1e-9)
             checked += 1
-    # the default calibration (paper-2023.formula.2 since data 1.77.0) holds every result after 2022
-    assert results and checked == len(results)
+    # The pinned calibration holds every result after 2022, except the twelve imported after it was pinned (issue 46
+    # item 1, data 1.98.0-1.109.0: the upstream-2028 release), which a re-pin, a new edition, takes in; until then
+    # scripts/measure_release_2028.py measures them against the pinned interval (11 of 12 held).
+    not_yet_pinned = {"nnabla-rl-c51", "pfrl-iqn", "pfrl-rainbow", "ppo-cleanrl-envpool-machado-200m",
+                      "ppo-cleanrl-envpool-machado-40m", "rldb-impala-deep-multitask", "rldb-impala-shallow",
+                      "rldb-noisynet-a3c", "rldb-noisynet-dqn", "rldb-noisynet-paper-a3c", "rldb-noisynet-paper-dqn",
+                      "rldb-noisynet-paper-dudqn"}
+    unpinned = {r.algorithm_id for r in results if r.algorithm_id not in pinned}
+    assert results and unpinned == not_yet_pinned and checked == len(results) - len(not_yet_pinned)
