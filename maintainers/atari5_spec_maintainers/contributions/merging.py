@@ -47,6 +47,20 @@ def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
     return texts
 
 
+def merged_dataset(root: Path, texts: dict[str, str]) -> "Dataset":
+    """The package at ``root`` as it would be after writing ``texts`` (:func:`merged_texts`), read in memory:
+    nothing is written. TableReadError for a cell a table's schema refuses."""
+    from atari5_spec.data.loading import Dataset, present_tables, read_table
+
+    descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
+    by_name = {r["name"]: r for r in descriptor["resources"]}
+    tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name),
+                               texts[by_name[name]["path"]].encode("utf-8")
+                               if by_name[name]["path"] in texts else None)
+              for name in present_tables(descriptor)}
+    return Dataset(**tables, version=descriptor["version"], root=root)
+
+
 def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
     """pandera validation of the package as it would be after writing ``texts``.
 
@@ -54,17 +68,11 @@ def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
     check or merge leaves nothing behind); schemas and the descriptor are the package's, which a merge
     does not change but for the version and hashes.
     """
-    from atari5_spec.data.loading import Dataset, TableReadError, present_tables, read_table
+    from atari5_spec.data.loading import TableReadError
     from atari5_spec.data.validation import validate_dataset
 
-    descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
-    by_name = {r["name"]: r for r in descriptor["resources"]}
     try:
-        tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name),
-                                   texts[by_name[name]["path"]].encode("utf-8")
-                                   if by_name[name]["path"] in texts else None)
-                  for name in present_tables(descriptor)}
-        problems = validate_dataset(Dataset(**tables, version=descriptor["version"], root=root))
+        problems = validate_dataset(merged_dataset(root, texts))
     except TableReadError as error:
         problems = [Problem(f"data/{error.path.name}", line, column, f"{text!r} is not a {kind}", "")
                     for line, column, text, kind in error.cells]
