@@ -10,9 +10,10 @@ def _cmd_check(args) -> int:
     from atari5_spec_maintainers.contributions import check_submissions, format_report
 
     status = 0
-    for report in check_submissions(args.paths, args.package):
+    for report in check_submissions(args.paths, args.package, base=args.base):
         print(format_report(report), flush=True)
-        status = status if report.ok else 1
+        # Merged on this branch only: a finding against the base's data is what the review holds it for.
+        status = status if report.ok and not (report.merged_base and report.holds) else 1
     return status
 
 
@@ -75,13 +76,18 @@ def _cmd_add(args) -> int:
     from atari5_spec_maintainers.contributions import SubmissionError, add_submission, format_report
 
     try:
-        merge = add_submission(args.path, args.package, approved=args.approved)
+        merge = add_submission(args.path, args.package, approved=args.approved, base=args.base)
     except SubmissionError as error:
         if getattr(error, "finished_by_recovery", False):
             print(f"merged {args.path}: the interrupted merge of this submission was finished (source "
                   f"{error.report.merged_as}); nothing more to do.")
             return 0
-        print(error if error.report.merged_as and not error.report.problems else format_report(error.report))
+        report = error.report
+        if report.merged_base:  # merged on this branch only: the findings against the base, then why
+            print(format_report(report))
+            print(str(error).splitlines()[-1])
+        else:
+            print(error if report.merged_as and not report.problems else format_report(report))
         print("nothing was written.")
         return 1
     what = f"corrections of `{merge.corrects}`" if merge.corrects else f"algorithm `{merge.algorithm['algorithm_id']}`"
@@ -147,6 +153,10 @@ def add_contribution_commands(commands) -> None:
     c.add_argument("paths", nargs="+", metavar="path", help=SUBMISSION_HELP + "; several may be given")
     c.add_argument("--package", default=None,
                    help="data package to check against (default: the one the folder is in, else the installed one)")
+    c.add_argument("--base", default=None, metavar="REV",
+                   help="the branch the pull request targets (e.g. origin/main): a folder merged in this branch's "
+                        "data/ but not in the data/ of the merge base with REV is checked against the merge base's "
+                        "data (read through git, nothing checked out) and every finding the review shows is shown")
     c.set_defaults(run=_cmd_check)
 
     r = actions.add_parser(
@@ -192,6 +202,10 @@ def add_contribution_commands(commands) -> None:
                    help="merge although findings need a maintainer (a name like an entry's, numbers that are "
                         "another entry's up to a factor, a correction by someone other than the entry's "
                         "contributor): the maintainer checked them; without it such a submission is refused")
+    a.add_argument("--base", default=None, metavar="REV",
+                   help="the branch the pull request targets (e.g. origin/main): a folder merged in this branch's "
+                        "data/ but not in the data/ of the merge base with REV is checked against the merge base's "
+                        "data (read through git, nothing checked out) and every finding the review shows is shown")
     a.set_defaults(run=_cmd_add)
 
     u = actions.add_parser("curves", help="turn learning curves into the rows of a submission's scores.csv",
