@@ -171,8 +171,9 @@ def test_contribute_add_prints_the_warnings_check_prints(package_copy, run):
 
 def test_a_branch_carrying_its_own_merge_of_a_strangers_correction_shows_the_finding_against_the_base(github, capsys):
     """A hostile branch: last week's erratum of DreamerV3 (the recorded handle claimed) with its merge committed,
-    as `contribute add --approved` writes it. Without --base, `check` says "already merged" and shows nothing;
-    with --base main it checks against the merge base's data and shows the finding the review shows, exit 1."""
+    as `contribute add --approved` writes it. `check` said "already merged" (exit 0) and showed nothing; with
+    --base main, and by default against origin/main, it checks against the merge base's data and shows the
+    finding the review shows, exit 1. Only without any base (not a git repository) is it "already merged"."""
     from atari5_spec.cli import main
     from test_review_workflow import _dreamerv3_correction, _git
 
@@ -184,13 +185,12 @@ def test_a_branch_carrying_its_own_merge_of_a_strangers_correction_shows_the_fin
     _git(author, "add", "-A")
     _git(author, "commit", "-qm", "erratum, merged")
     capsys.readouterr()
-    assert main(["contribute", "check", folder]) == 0
-    assert "already merged" in capsys.readouterr().out
-    assert main(["contribute", "check", folder, "--base", "main"]) == 1
-    out = capsys.readouterr().out
-    assert "needs a maintainer: " in out and "the correction of 'dreamerv3' is sent by someone not known here" \
-        in out, out
-    assert "merged on this branch only" in out and "NOT ready to merge" in out
+    for base in (["--base", "main"], []):  # [] : origin/main, pushed by the fixture
+        assert main(["contribute", "check", folder, *base]) == 1
+        out = capsys.readouterr().out
+        assert "needs a maintainer: " in out and "the correction of 'dreamerv3' is sent by someone not known here" \
+            in out, out
+        assert "merged on this branch only" in out and "NOT ready to merge" in out
     assert main(["contribute", "add", folder, "--base", "main"]) == 1
     out = capsys.readouterr().out
     assert "the correction of 'dreamerv3' is sent by someone not known here" in out and "nothing to add" in out
@@ -203,3 +203,5 @@ def test_a_branch_carrying_its_own_merge_of_a_strangers_correction_shows_the_fin
     assert report.merged_base == base and [w.message for w in report.holds] and all(
         w.message in out for w in report.holds)
     assert check_submission(folder).merged_base is None  # without a base: as before
+    assert main(["contribute", "check", str(author / "contributions" / "dreamerv3")]) == 0  # merged on the base
+    assert "already merged as source" in capsys.readouterr().out

@@ -5,12 +5,19 @@ from __future__ import annotations
 SUBMISSION_HELP = "the submission folder, contributions/<algorithm-id> (see CONTRIBUTING.md)"
 
 
+def _base(args):
+    """--base, else the branch a pull request usually targets (origin/HEAD, origin/main) when the repository has it."""
+    from atari5_spec_maintainers.contributions.merging import DEFAULT_BASES
+
+    return args.base if args.base is not None else DEFAULT_BASES
+
+
 def _cmd_check(args) -> int:
     """Each folder's report in order (the package read once); exit 1 if any folder is not ready to merge."""
     from atari5_spec_maintainers.contributions import check_submissions, format_report
 
     status = 0
-    for report in check_submissions(args.paths, args.package, base=args.base):
+    for report in check_submissions(args.paths, args.package, base=_base(args)):
         print(format_report(report), flush=True)
         # Merged on this branch only: a finding against the base's data is what the review holds it for.
         status = status if report.ok and not (report.merged_base and report.holds) else 1
@@ -76,7 +83,7 @@ def _cmd_add(args) -> int:
     from atari5_spec_maintainers.contributions import SubmissionError, add_submission, format_report
 
     try:
-        merge = add_submission(args.path, args.package, approved=args.approved, base=args.base)
+        merge = add_submission(args.path, args.package, approved=args.approved, base=_base(args))
     except SubmissionError as error:
         if getattr(error, "finished_by_recovery", False):
             print(f"merged {args.path}: the interrupted merge of this submission was finished (source "
@@ -154,7 +161,8 @@ def add_contribution_commands(commands) -> None:
     c.add_argument("--package", default=None,
                    help="data package to check against (default: the one the folder is in, else the installed one)")
     c.add_argument("--base", default=None, metavar="REV",
-                   help="the branch the pull request targets (e.g. origin/main): a folder merged in this branch's "
+                   help="the branch the pull request targets (default: origin/HEAD, else origin/main, when the repository "
+                        "has one): a folder merged in this branch's "
                         "data/ but not in the data/ of the merge base with REV is checked against the merge base's "
                         "data (read through git, nothing checked out) and every finding the review shows is shown")
     c.set_defaults(run=_cmd_check)
@@ -203,7 +211,8 @@ def add_contribution_commands(commands) -> None:
                         "another entry's up to a factor, a correction by someone other than the entry's "
                         "contributor): the maintainer checked them; without it such a submission is refused")
     a.add_argument("--base", default=None, metavar="REV",
-                   help="the branch the pull request targets (e.g. origin/main): a folder merged in this branch's "
+                   help="the branch the pull request targets (default: origin/HEAD, else origin/main, when the repository "
+                        "has one): a folder merged in this branch's "
                         "data/ but not in the data/ of the merge base with REV is checked against the merge base's "
                         "data (read through git, nothing checked out) and every finding the review shows is shown")
     a.set_defaults(run=_cmd_add)

@@ -100,9 +100,25 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
     return package_root(None)
 
 
-def _against_base(folder, root: Path, base: str, source_id: str, this_year, author, siblings
+# Where `contribute check` and `add` look for the branch a pull request targets when not given --base.
+DEFAULT_BASES = ("origin/HEAD", "origin/main")
+
+
+def _run_git(root: Path, *args: str) -> bool:
+    """Whether git succeeds in ``root`` (a revision exists): no error, no output kept."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False,
+                              timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _against_base(folder, root: Path, base, source_id: str, this_year, author, siblings
                   ) -> tuple[Report, str] | None:
     """(the check of ``folder`` against the data of the merge base of ``base`` and HEAD, the merge base) when
+    ``base`` (a revision, or candidates of which the first that exists is taken: DEFAULT_BASES) is given and
     the base's data/sources.csv does not hold ``source_id`` (the branch carries its own merge); None when the
     base holds it too (merged there). The base's package files are read through git (``git archive`` of the
     merge base into a scratch folder, as the review's replay does): nothing is checked out, nothing of the
@@ -115,7 +131,23 @@ def _against_base(folder, root: Path, base: str, source_id: str, this_year, auth
     def git(*args, binary=False):
         return _git(root, *args, binary=binary)
 
-    merge_base = git("merge-base", _revision(base, "--base"), "HEAD").strip()
+    if not isinstance(base, str):  # the default: the first of the candidates the repository has, else no base
+        try:
+            base = next((name for name in base
+                         if _run_git(root, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")), None)
+            merge_base = git("merge-base", base, "HEAD").strip() if base else None
+        except InputError:  # not a git repository, no history in common: checked as before
+            return None
+        if merge_base is None:
+            return None
+    else:
+        merge_base = git("merge-base", _revision(base, "--base"), "HEAD").strip()
+    try:  # merged on the base too (a merged folder CI re-checks): nothing to extract
+        sources = git("show", f"{merge_base}:data/sources.csv")
+    except InputError:
+        sources = ""
+    if f"\n{source_id}," in sources:
+        return None
     with tempfile.TemporaryDirectory(prefix="atari5-spec-base-") as scratch:
         base_root = Path(scratch) / "package"
         _extract(git, merge_base, base_root)
