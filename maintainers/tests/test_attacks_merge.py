@@ -196,10 +196,10 @@ def test_a_branch_carrying_its_own_merge_of_a_strangers_correction_shows_the_fin
     assert "the correction of 'dreamerv3' is sent by someone not known here" in out and "nothing to add" in out
     # The same finding as the review's check of the folder against the base's data (one code path).
     from atari5_spec_maintainers.contributions import check_submission
+    from atari5_spec_maintainers.contributions.merging import check_submissions
 
     base = _git(author, "merge-base", "main", "HEAD")
-    report = next(iter(__import__("atari5_spec_maintainers.contributions.merging", fromlist=["x"])
-                       .check_submissions([folder], base="main")))
+    (report,) = check_submissions([folder], base="main")
     assert report.merged_base == base and [w.message for w in report.holds] and all(
         w.message in out for w in report.holds)
     assert check_submission(folder).merged_base is None  # without a base: as before

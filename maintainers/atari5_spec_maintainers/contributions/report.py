@@ -163,7 +163,9 @@ def summarise_submission(folder, package: str | Path | None = None, dataset=None
                                coefficients_version=board.coefficients_version)
     # Scores above a game's plausibility bound are a hold of the review (checking._bound_holds), not an
     # error of it: the estimate is computed knowingly, as `score --allow-implausible` does.
-    above = any(w.column == "score" and "plausibility bound" in w.message for w in report.holds)
+    from atari5_spec_maintainers.contributions.checking import above_bounds
+
+    above = bool(above_bounds(report.merge.scores, report.merge.seed_scores, dataset))
     try:
         result = score(fit, n_bootstrap=0, partial=True, coefficients=board.coefficients_version,
                        allow_implausible=above)
