@@ -165,3 +165,43 @@ def test_contribute_add_prints_the_warnings_check_prints(package_copy, run):
     assert warnings, checked
     status, added, _ = run("contribute", "add", folder)
     assert status == 0 and all(line in added.splitlines() for line in warnings), added
+
+
+# --- issue 47 item 3: a branch's own merge is no shortcut ------------------------------------------------------------
+
+def test_a_branch_carrying_its_own_merge_of_a_strangers_correction_shows_the_finding_against_the_base(github, capsys):
+    """A hostile branch: last week's erratum of DreamerV3 (the recorded handle claimed) with its merge committed,
+    as `contribute add --approved` writes it. `check` said "already merged" (exit 0) and showed nothing; with
+    --base main, and by default against origin/main, it checks against the merge base's data and shows the
+    finding the review shows, exit 1. Only without any base (not a git repository) is it "already merged"."""
+    from atari5_spec.cli import main
+    from test_review_workflow import _dreamerv3_correction, _git
+
+    author = github / "author"
+    _git(author, "checkout", "-qb", "hostile")
+    _dreamerv3_correction(author, 0.55)
+    folder = str(author / "contributions" / "dreamerv3-erratum")
+    assert main(["contribute", "add", folder, "--approved"]) == 0
+    _git(author, "add", "-A")
+    _git(author, "commit", "-qm", "erratum, merged")
+    capsys.readouterr()
+    for base in (["--base", "main"], []):  # [] : origin/main, pushed by the fixture
+        assert main(["contribute", "check", folder, *base]) == 1
+        out = capsys.readouterr().out
+        assert "needs a maintainer: " in out and "the correction of 'dreamerv3' is sent by someone not known here" \
+            in out, out
+        assert "merged on this branch only" in out and "NOT ready to merge" in out
+    assert main(["contribute", "add", folder, "--base", "main"]) == 1
+    out = capsys.readouterr().out
+    assert "the correction of 'dreamerv3' is sent by someone not known here" in out and "nothing to add" in out
+    # The same finding as the review's check of the folder against the base's data (one code path).
+    from atari5_spec_maintainers.contributions import check_submission
+    from atari5_spec_maintainers.contributions.merging import check_submissions
+
+    base = _git(author, "merge-base", "main", "HEAD")
+    (report,) = check_submissions([folder], base="main")
+    assert report.merged_base == base and [w.message for w in report.holds] and all(
+        w.message in out for w in report.holds)
+    assert check_submission(folder).merged_base is None  # without a base: as before
+    assert main(["contribute", "check", str(author / "contributions" / "dreamerv3")]) == 0  # merged on the base
+    assert "already merged as source" in capsys.readouterr().out

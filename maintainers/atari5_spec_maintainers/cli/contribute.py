@@ -5,14 +5,22 @@ from __future__ import annotations
 SUBMISSION_HELP = "the submission folder, contributions/<algorithm-id> (see CONTRIBUTING.md)"
 
 
+def _base(args):
+    """--base, else the branch a pull request usually targets (origin/HEAD, origin/main) when the repository has it."""
+    from atari5_spec_maintainers.contributions.merging import DEFAULT_BASES
+
+    return args.base if args.base is not None else DEFAULT_BASES
+
+
 def _cmd_check(args) -> int:
     """Each folder's report in order (the package read once); exit 1 if any folder is not ready to merge."""
     from atari5_spec_maintainers.contributions import check_submissions, format_report
 
     status = 0
-    for report in check_submissions(args.paths, args.package):
+    for report in check_submissions(args.paths, args.package, base=_base(args)):
         print(format_report(report), flush=True)
-        status = status if report.ok else 1
+        # Merged on this branch only: a finding against the base's data is what the review holds it for.
+        status = status if report.ok and not (report.merged_base and report.holds) else 1
     return status
 
 
@@ -75,13 +83,18 @@ def _cmd_add(args) -> int:
     from atari5_spec_maintainers.contributions import SubmissionError, add_submission, format_report
 
     try:
-        merge = add_submission(args.path, args.package, approved=args.approved)
+        merge = add_submission(args.path, args.package, approved=args.approved, base=_base(args))
     except SubmissionError as error:
         if getattr(error, "finished_by_recovery", False):
             print(f"merged {args.path}: the interrupted merge of this submission was finished (source "
                   f"{error.report.merged_as}); nothing more to do.")
             return 0
-        print(error if error.report.merged_as and not error.report.problems else format_report(error.report))
+        report = error.report
+        if report.merged_base:  # merged on this branch only: the findings against the base, then why
+            print(format_report(report))
+            print(str(error).splitlines()[-1])
+        else:
+            print(error if report.merged_as and not report.problems else format_report(report))
         print("nothing was written.")
         return 1
     what = f"corrections of `{merge.corrects}`" if merge.corrects else f"algorithm `{merge.algorithm['algorithm_id']}`"
@@ -147,6 +160,11 @@ def add_contribution_commands(commands) -> None:
     c.add_argument("paths", nargs="+", metavar="path", help=SUBMISSION_HELP + "; several may be given")
     c.add_argument("--package", default=None,
                    help="data package to check against (default: the one the folder is in, else the installed one)")
+    c.add_argument("--base", default=None, metavar="REV",
+                   help="the branch the pull request targets (default: origin/HEAD, else origin/main, when the repository "
+                        "has one): a folder merged in this branch's "
+                        "data/ but not in the data/ of the merge base with REV is checked against the merge base's "
+                        "data (read through git, nothing checked out) and every finding the review shows is shown")
     c.set_defaults(run=_cmd_check)
 
     r = actions.add_parser(
@@ -192,6 +210,11 @@ def add_contribution_commands(commands) -> None:
                    help="merge although findings need a maintainer (a name like an entry's, numbers that are "
                         "another entry's up to a factor, a correction by someone other than the entry's "
                         "contributor): the maintainer checked them; without it such a submission is refused")
+    a.add_argument("--base", default=None, metavar="REV",
+                   help="the branch the pull request targets (default: origin/HEAD, else origin/main, when the repository "
+                        "has one): a folder merged in this branch's "
+                        "data/ but not in the data/ of the merge base with REV is checked against the merge base's "
+                        "data (read through git, nothing checked out) and every finding the review shows is shown")
     a.set_defaults(run=_cmd_add)
 
     u = actions.add_parser("curves", help="turn learning curves into the rows of a submission's scores.csv",

@@ -464,6 +464,53 @@ def _correction_warnings(rows: list[dict], dataset, target: str, label: str, met
     return holds
 
 
+def game_bounds(dataset) -> tuple[dict[str, float], dict[str, float]]:
+    """(bounds, best): per game the plausibility bound of SPEC.md section 1.1 (the reference's
+    :func:`~atari5_spec.method.reference.upper_bounds`, the rule ``score`` refuses with ``above-game-bound``),
+    from data/games.csv's random and human scores and the best score of data/scores.csv, as the gate of
+    ``score`` takes them (:func:`atari5_spec.scoring.estimate.published_extremes`)."""
+    import math
+
+    from atari5_spec.method.reference import upper_bounds
+
+    games = dataset.games.dropna(subset=["random_score", "human_score"])
+    constants = {str(g): (float(r), float(h)) for g, r, h in zip(games["game_id"], games["random_score"],
+                                                                   games["human_score"])}
+    scores = dataset.scores[dataset.scores["score"].astype(float).map(math.isfinite)]
+    best = {str(g): float(v) for g, v in scores.groupby("game_id")["score"].max().items()}
+    return upper_bounds(constants, best), best
+
+
+def above_bounds(rows: list[dict], seed_rows: list[dict], dataset) -> list[tuple[str, float, float, float]]:
+    """(game, highest score given, bound, best published) for every game a submission gives a score above its
+    plausibility bound (:func:`game_bounds`; the reference's ``games_above_bounds`` decides), in game order."""
+    from atari5_spec.method.reference import games_above_bounds
+
+    bounds, best = game_bounds(dataset)
+    given: dict[str, list[float]] = {}
+    for row in [*rows, *seed_rows]:
+        given.setdefault(row["game_id"], []).append(float(row["score"]))
+    return [(g, max(given[g]), bounds[g], best[g]) for g in games_above_bounds(given, bounds)]
+
+
+def _bound_holds(rows: list[dict], seed_rows: list[dict], dataset, label: str) -> list[Problem]:
+    """A hold (not a refusal: a genuine new record can exceed it) naming every game with a score above its
+    plausibility bound, the score and the bound: the numbers ``score`` refuses as ``above-game-bound``."""
+    from atari5_spec.method.reference import BOUND_FACTOR
+
+    above = above_bounds(rows, seed_rows, dataset)
+    if not above:
+        return []
+    listed = "; ".join(f"{g} {value:,.6g} > bound {bound:,.6g} (best published {top:,.6g})"
+                       for g, value, bound, top in above)
+    return [Hold(label, None, "score",
+                 f"{len(above)} game(s) with a score above its plausibility bound (SPEC.md section 1.1, "
+                 f"above-game-bound: random + {BOUND_FACTOR:g} x the larger of best published - random and "
+                 f"human - random; what `atari5-spec score` refuses): {listed}",
+                 "a maintainer checks each against the paper (a unit, a digit or a game mix-up; a genuine new "
+                 "record is approved with `contribute add --approved`)")]
+
+
 def plan_merge(submission: Submission, dataset, author: str | None = None, siblings=()
                ) -> tuple[Merge | None, list[Problem], list[Problem]]:
     """(merge, problems, warnings): the rows a submission adds to the dataset, with new score_ids.
@@ -497,6 +544,7 @@ def plan_merge(submission: Submission, dataset, author: str | None = None, sibli
         return None, problems, warnings
     if target in known:
         warnings += _correction_warnings(rows, dataset, target, scores_label, metadata_label, author)
+    warnings += _bound_holds(rows, planned.seed_scores, dataset, scores_label)
     games57 = set(dataset.games.loc[dataset.games["in_57"].astype(bool), "game_id"])
     too_few = None
     outside = sorted({r["game_id"] for r in rows} - games57)

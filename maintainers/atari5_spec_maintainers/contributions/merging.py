@@ -47,6 +47,20 @@ def merged_texts(root: Path, merge: Merge) -> dict[str, str]:
     return texts
 
 
+def merged_dataset(root: Path, texts: dict[str, str]) -> "Dataset":
+    """The package at ``root`` as it would be after writing ``texts`` (:func:`merged_texts`), read in memory:
+    nothing is written. TableReadError for a cell a table's schema refuses."""
+    from atari5_spec.data.loading import Dataset, present_tables, read_table
+
+    descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
+    by_name = {r["name"]: r for r in descriptor["resources"]}
+    tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name),
+                               texts[by_name[name]["path"]].encode("utf-8")
+                               if by_name[name]["path"] in texts else None)
+              for name in present_tables(descriptor)}
+    return Dataset(**tables, version=descriptor["version"], root=root)
+
+
 def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
     """pandera validation of the package as it would be after writing ``texts``.
 
@@ -54,17 +68,11 @@ def merged_dataset_problems(root: Path, texts: dict[str, str]) -> list[Problem]:
     check or merge leaves nothing behind); schemas and the descriptor are the package's, which a merge
     does not change but for the version and hashes.
     """
-    from atari5_spec.data.loading import Dataset, TableReadError, present_tables, read_table
+    from atari5_spec.data.loading import TableReadError
     from atari5_spec.data.validation import validate_dataset
 
-    descriptor = read_descriptor(root)  # checked: every path in it stays inside the package
-    by_name = {r["name"]: r for r in descriptor["resources"]}
     try:
-        tables = {name: read_table(resource_path(root, descriptor, name), schema_of(root, descriptor, name),
-                                   texts[by_name[name]["path"]].encode("utf-8")
-                                   if by_name[name]["path"] in texts else None)
-                  for name in present_tables(descriptor)}
-        problems = validate_dataset(Dataset(**tables, version=descriptor["version"], root=root))
+        problems = validate_dataset(merged_dataset(root, texts))
     except TableReadError as error:
         problems = [Problem(f"data/{error.path.name}", line, column, f"{text!r} is not a {kind}", "")
                     for line, column, text, kind in error.cells]
@@ -92,10 +100,70 @@ def _package_for(folder: Path, package: str | Path | None, writing: bool) -> Pat
     return package_root(None)
 
 
+# Where `contribute check` and `add` look for the branch a pull request targets when not given --base.
+DEFAULT_BASES = ("origin/HEAD", "origin/main")
+
+
+def _run_git(root: Path, *args: str) -> bool:
+    """Whether git succeeds in ``root`` (a revision exists): no error, no output kept."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False,
+                              timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _against_base(folder, root: Path, base, source_id: str, this_year, author, siblings
+                  ) -> tuple[Report, str] | None:
+    """(the check of ``folder`` against the data of the merge base of ``base`` and HEAD, the merge base) when
+    ``base`` (a revision, or candidates of which the first that exists is taken: DEFAULT_BASES) is given and
+    the base's data/sources.csv does not hold ``source_id`` (the branch carries its own merge); None when the
+    base holds it too (merged there). The base's package files are read through git (``git archive`` of the
+    merge base into a scratch folder, as the review's replay does): nothing is checked out, nothing of the
+    branch is run. The check is :func:`_review`'s, the review's findings."""
+    import tempfile
+
+    from atari5_spec_maintainers.contributions.merge_replay import _extract
+    from atari5_spec_maintainers.contributions.pull_request import _git, _revision
+
+    def git(*args, binary=False):
+        return _git(root, *args, binary=binary)
+
+    if not isinstance(base, str):  # the default: the first of the candidates the repository has, else no base
+        try:
+            base = next((name for name in base
+                         if _run_git(root, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")), None)
+            merge_base = git("merge-base", base, "HEAD").strip() if base else None
+        except InputError:  # not a git repository, no history in common: checked as before
+            return None
+        if merge_base is None:
+            return None
+    else:
+        merge_base = git("merge-base", _revision(base, "--base"), "HEAD").strip()
+    try:  # merged on the base too (a merged folder CI re-checks): nothing to extract
+        sources = git("show", f"{merge_base}:data/sources.csv")
+    except InputError:
+        sources = ""
+    if f"\n{source_id}," in sources:
+        return None
+    with tempfile.TemporaryDirectory(prefix="atari5-spec-base-") as scratch:
+        base_root = Path(scratch) / "package"
+        _extract(git, merge_base, base_root)
+        report = _review(folder, base_root, writing=False, this_year=this_year, author=author,
+                         siblings=siblings)[0]
+    if report.merged_as:
+        return None
+    return report, merge_base
+
+
 def _review(path: str | Path, package: str | Path | None, writing: bool, this_year: int | None = None,
-            loaded: dict[Path, "Dataset"] | None = None, author: str | None = None, siblings=()
-            ) -> tuple[Report, Path, Submission | None, dict[str, str]]:
-    """``loaded``: datasets already read, by package root (checks only; a merge reads under its lock).
+            loaded: dict[Path, "Dataset"] | None = None, author: str | None = None, siblings=(),
+            base: str | None = None) -> tuple[Report, Path, Submission | None, dict[str, str]]:
+    """``base``: a git revision of the branch a pull request targets (``--base``): a folder merged in data/ here
+    but not in the merge base's data/ is checked against the merge base's (:func:`_against_base`).
+    ``loaded``: datasets already read, by package root (checks only; a merge reads under its lock).
     ``author``: who sent the submission as the platform says (the pull request's author), or None.
     ``siblings``: the other new folders of the same pull request (compared with for copies)."""
     from atari5_spec.data.loading import load
@@ -116,6 +184,13 @@ def _review(path: str | Path, package: str | Path | None, writing: bool, this_ye
     submission, problems = read_submission(folder, dataset, this_year, check_ids=not merged)
     if submission is None:
         return Report(submission_id, problems, [], None, source_id if merged else None), root, None, {}
+    if merged and base is not None:  # merged here: on this branch only, or on the base too?
+        branch_only = _against_base(folder, root, base, source_id, this_year, author, siblings)
+        if branch_only is not None:
+            found, merge_base = branch_only
+            report = Report(submission_id, merged_problems(submission, dataset, source_id) + found.problems,
+                            found.warnings, found.merge, source_id, merge_base)
+            return report, root, submission, {}
     if merged:  # CI re-checks merged folders: data/ must still hold exactly their rows
         report = Report(submission_id, merged_problems(submission, dataset, source_id), [], None, source_id)
         return report, root, submission, {}
@@ -140,13 +215,13 @@ def check_submission(path: str | Path, package: str | Path | None = None, this_y
     return _review(path, package, writing=False, this_year=this_year, author=author, siblings=siblings)[0]
 
 
-def check_submissions(paths: Iterable[str | Path], package: str | Path | None = None, this_year: int | None = None
-                      ) -> Iterator[Report]:
+def check_submissions(paths: Iterable[str | Path], package: str | Path | None = None, this_year: int | None = None,
+                      base: str | None = None) -> Iterator[Report]:
     """:func:`check_submission` of each folder in turn, reading each data package once (CI checks every
     submission in one process). Nothing is written."""
     loaded: dict[Path, "Dataset"] = {}
     for path in paths:
-        yield _review(path, package, writing=False, this_year=this_year, loaded=loaded)[0]
+        yield _review(path, package, writing=False, this_year=this_year, loaded=loaded, base=base)[0]
 
 
 def _changelog_line(merge: Merge, submission: Submission, version: str) -> tuple[str, str]:
@@ -187,7 +262,7 @@ def _submission_copy(folder: Path, root: Path, submission_id: str) -> dict[str, 
 
 
 def add_submission(path: str | Path, package: str | Path | None = None, this_year: int | None = None,
-                   approved: bool = False, author: str | None = None) -> Merge:
+                   approved: bool = False, author: str | None = None, base: str | None = None) -> Merge:
     """Merge a clean submission into the package's data/, append-only, all files or none.
 
     Raises SubmissionError (an InputError) listing every problem when the
@@ -206,7 +281,12 @@ def add_submission(path: str | Path, package: str | Path | None = None, this_yea
     # The lock is taken before the package is read: a concurrent merge waits, and never loses this one's rows.
     command = f"contribute add {os.path.realpath(folder)}"
     with package_transaction(root, command) as change:
-        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year, author=author)
+        report, root, submission, texts = _review(folder, root, writing=True, this_year=this_year, author=author,
+                                                  base=base)
+        if report.merged_as and report.merged_base and (report.problems or report.holds and not approved):
+            raise SubmissionError(report, f"{folder}: merged on this branch only, not on the base; against the "
+                                          f"base's data: {len(report.problems)} problem(s), {len(report.holds)} "
+                                          "finding(s) need a maintainer (above); nothing to add")
         if report.merged_as:
             error = SubmissionError(report, f"{folder}: already merged as source {report.merged_as}; nothing to add")
             # The rerun of a merge that was killed mid-commit, and finished when the package was opened: done.

@@ -120,6 +120,9 @@ class Report(NamedTuple):
     warnings: list[Problem]
     merge: Merge | None
     merged_as: str | None = None  # source_id when the submission is already in data/
+    # The merge base (a commit) when the submission is merged in this branch's data/ but not in the base's: the
+    # report's problems, warnings and merge are then the check against the base's data, as the review's.
+    merged_base: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -150,7 +153,14 @@ def format_report(report: Report) -> str:
     if report.problems:
         lines.append(format_problems(report.problems))
     lines += [f"{'needs a maintainer' if isinstance(w, Hold) else 'warning'}: {w}" for w in report.warnings]
-    if report.merged_as and not report.problems:
+    if report.merged_as and report.merged_base and not report.problems:
+        holds = report.holds
+        lines.append(f"{report.submission_id}: merged on this branch only (source {report.merged_as}; data/ matches "
+                     f"the submission), not on the base {report.merged_base[:12]}; checked against the base's data: "
+                     + (f"{len(holds)} finding(s) need a maintainer (above), NOT ready to merge." if holds
+                        else f"{report.merge.counts()}, no finding needs a maintainer." if report.merge
+                        else "no finding needs a maintainer."))
+    elif report.merged_as and not report.problems:
         lines.append(f"{report.submission_id}: already merged as source {report.merged_as}; data/ matches the submission.")
     elif report.problems:
         lines.append(f"\n{report.submission_id}: {len(report.problems)} problem(s), {len(report.warnings)} warning(s): "

@@ -268,7 +268,7 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
     from atari5_spec.data.loading import load
     from atari5_spec_maintainers.contributions.checking import LARGE_CHANGE, pull_request_author
     from atari5_spec.scoring.ranking import leaderboard
-    from atari5_spec_maintainers.contributions.report import code, escape, report_markdown, summarise_submission
+    from atari5_spec_maintainers.contributions.report import code, escape, rank_change_text, report_markdown, summarise_submission
 
     root = Path(root)
     package = Path(package) if package is not None else root
@@ -318,6 +318,9 @@ def review_pull_request(root: str | Path, base: str, head: str, package: str | P
                       "folder(s) and changes nothing else."]
     else:
         lines += ["", "**Verdict: nothing to review.** The pull request changes no file."]
+    ranks = [(s.submission_id, rank_change_text(s, escape)) for s in summaries]
+    if any(change for _, change in ranks):  # the leaderboard with and without each merge, first
+        lines += [""] + [f"- Rank: {code(name)}: {change}." for name, change in ranks if change]
     if replay is not None and replay.identical:
         lines += ["", f"Merged by `contribute add`: {', '.join(code(p) for p in replay.identical)} are "
                       "byte-identical to what `contribute add` of the new folder(s), in folder order, writes on "

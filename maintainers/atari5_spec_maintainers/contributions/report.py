@@ -60,6 +60,14 @@ class SubmissionSummary(NamedTuple):
     # then regime_rank/n_regime are that ranking's, and these say by what.
     field_median: float | None = None
     field_label: str | None = None     # e.g. "26-game median"
+    # The rank change the merge makes, from the package's leaderboard (scoring.ranking.leaderboard) computed on
+    # the package without and with the merge: of the new entry, or of the entry a correction changes.
+    ranked_id: str | None = None       # the entry whose rank changes
+    ranked_name: str | None = None
+    rank_before: int | None = None     # None: not on the leaderboard without the merge (a new entry)
+    n_before: int = 0                  # entries on the leaderboard without the merge
+    rank_after: int | None = None      # None: not on the leaderboard after it (too few games, kept out)
+    n_after: int = 0                   # entries on the leaderboard with the merge
 
 
 class ChangedFiles(NamedTuple):
@@ -146,13 +154,23 @@ def summarise_submission(folder, package: str | Path | None = None, dataset=None
         from atari5_spec_maintainers.contributions.checking import correction_changes
 
         summary = summary._replace(changes=tuple(correction_changes(report.merge.scores, dataset)))
+    summary = _with_rank_change(summary, dataset, board)
     fit = _fit_scores(report)
     median, n_games = _true_median(fit, dataset)
     algorithm = report.merge.algorithm
     regime = algorithm.get("regime") if algorithm else None
     summary = summary._replace(median=median, n_games=n_games, regime=regime,
                                coefficients_version=board.coefficients_version)
-    result = score(fit, n_bootstrap=0, partial=True, coefficients=board.coefficients_version)
+    # Scores above a game's plausibility bound are a hold of the review (checking._bound_holds), not an
+    # error of it: the estimate is computed knowingly, as `score --allow-implausible` does.
+    from atari5_spec_maintainers.contributions.checking import above_bounds
+
+    above = bool(above_bounds(report.merge.scores, report.merge.seed_scores, dataset))
+    try:
+        result = score(fit, n_bootstrap=0, partial=True, coefficients=board.coefficients_version,
+                       allow_implausible=above)
+    except InputError as error:
+        return summary._replace(note=f"no Atari-5 estimate: {error}")
     # Peers: the leaderboard of the entry's own regime (Atari 100k entries are ranked only there).
     regime_board = (leaderboard(dataset=dataset, regime=regime, coefficients=board.coefficients_version)
                     if regime else None)
@@ -175,6 +193,51 @@ def summarise_submission(folder, package: str | Path | None = None, dataset=None
         return summary
     return summary._replace(regime_rank=1 + sum(row.estimate > estimate for row in regime_board.rows),
                             n_regime=len(regime_board.rows))
+
+
+def rank_change(merge, dataset, board=None) -> tuple[str, int | None, int, int | None, int]:
+    """(entry, rank without the merge or None, entries then, rank with it or None, entries then): the
+    leaderboard (:func:`atari5_spec.scoring.ranking.leaderboard`) of the package and of the package with the
+    merge's rows (read in memory, nothing written), for the new entry or the entry a correction changes."""
+    from atari5_spec.scoring.ranking import leaderboard
+
+    from atari5_spec_maintainers.contributions.merging import merged_dataset, merged_texts
+
+    entry = merge.corrects or merge.algorithm["algorithm_id"]
+    before = board if board is not None else leaderboard(dataset=dataset)
+    after = leaderboard(dataset=merged_dataset(dataset.root, merged_texts(dataset.root, merge)),
+                        coefficients=before.coefficients_version)
+
+    def rank(rows):
+        return next((row.rank for row in rows if row.algorithm_id == entry), None)
+
+    return entry, rank(before.rows), len(before.rows), rank(after.rows), len(after.rows)
+
+
+def _with_rank_change(summary: SubmissionSummary, dataset, board) -> SubmissionSummary:
+    merge = summary.report.merge
+    entry, before, n_before, after, n_after = rank_change(merge, dataset, board)
+    names = dict(zip(dataset.algorithms["algorithm_id"], dataset.algorithms["name"]))
+    name = names.get(entry) or (merge.algorithm or {}).get("name") or entry
+    return summary._replace(ranked_id=entry, ranked_name=str(name), rank_before=before, n_before=n_before,
+                            rank_after=after, n_after=n_after)
+
+
+def rank_change_text(summary: SubmissionSummary, quote=str) -> str | None:
+    """'would enter the leaderboard at rank 1 of 91', 'moves DreamerV3 from rank 8 to 90 of 90', ...; None
+    when nothing was computed. ``quote`` renders the entry's name (Markdown escapes it)."""
+    if summary.ranked_id is None:
+        return None
+    name, before, after = quote(summary.ranked_name), summary.rank_before, summary.rank_after
+    if before is None and after is None:
+        return f"{name} would not enter the leaderboard ({summary.n_after} entries)"
+    if before is None:
+        return f"{name} would enter the leaderboard at rank {after} of {summary.n_after}"
+    if after is None:
+        return f"{name} would leave the leaderboard (rank {before} of {summary.n_before} now)"
+    if before == after:
+        return f"{name} stays at rank {after} of {summary.n_after} on the leaderboard"
+    return f"moves {name} from rank {before} to {after} of {summary.n_after} on the leaderboard"
 
 
 def _package_of(folder: Path) -> Path | None:
@@ -234,8 +297,9 @@ def _summary_lines(summary: SubmissionSummary, held: bool = False) -> list[str]:
         merge = report.merge
         what = (f"corrections of {code(merge.corrects)}" if merge.corrects
                 else f"new algorithm {code(merge.algorithm['algorithm_id'])} ({escape(merge.algorithm['name'])})")
+        change = rank_change_text(summary, escape)
         lines = [title + (held_text if report.holds else "no problems, held: the pull request needs a maintainer"
-                          if held else "ready to merge"), "",
+                          if held else "ready to merge"), ""] + ([f"**Rank: {change}.**", ""] if change else []) + [
                  f"- would add: {what}, {escape(merge.counts())}; data package version bump: {merge.bump}"]
         if summary.estimate is not None:
             ratio = (f", estimate / median {summary.estimate / summary.median:.2f}"
@@ -311,7 +375,8 @@ def report_text(summaries: list[SubmissionSummary], changed: ChangedFiles | None
         parts.append("needs a maintainer: changed outside new submission folders:\n"
                      + "\n".join(f"  {path}" for path in changed.removed + changed.other))
     for summary in summaries:
-        text = format_report(summary.report)
+        change = rank_change_text(summary)
+        text = (f"{summary.submission_id}: {change}.\n" if change else "") + format_report(summary.report)
         if summary.estimate is not None:
             text += (f"\n  Atari-5 estimate {_number(summary.estimate)}"
                      + (f", true median {_number(summary.median)}" if summary.median is not None else "")
