@@ -86,3 +86,13 @@ def test_score_names_a_pinned_interval_table_that_is_a_named_pipe(package, capsy
     assert code == 1
     assert "calibration/intervals/paper-2023.formula.3.csv:" in captured.err  # the file, named
     assert "Traceback" not in captured.out + captured.err
+
+
+def test_score_names_a_data_table_that_is_a_named_pipe(package, capsys, monkeypatch):
+    # data/scores.csv gives the per-game bounds of the input gate: a pipe there was skipped (no bounds) by an
+    # is_file test; now the read gate names it
+    _replace(package / "data" / "scores.csv", os.mkfifo)
+    monkeypatch.chdir(package)
+    code = main(["score", *FIVE])
+    captured = capsys.readouterr()
+    assert code == 1 and "data/scores.csv:" in captured.err and "Traceback" not in captured.out + captured.err

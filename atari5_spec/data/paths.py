@@ -243,8 +243,12 @@ def read_package_text(path: Path | str, root: Path | str | None = None,
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise InputError(f"{path}: is not UTF-8 text (byte {error.start}): restore the file as the package "
-                         "shipped it (git checkout, or reinstall the package)") from None
+        raise _not_utf8(path, error) from None
+
+
+def _not_utf8(path, error: UnicodeDecodeError) -> InputError:
+    return InputError(f"{path}: is not UTF-8 text (byte {error.start}): restore the file as the package shipped it "
+                      "(git checkout, or reinstall the package)")
 
 
 def package_text_stream(path: Path | str, root: Path | str | None = None,
@@ -261,8 +265,7 @@ def read_package_rows(path: Path | str, root: Path | str | None = None) -> list[
     try:
         return list(csv.DictReader(package_text_stream(path, root)))
     except UnicodeDecodeError as error:
-        raise InputError(f"{path}: is not UTF-8 text (byte {error.start}): restore the file as the package "
-                         "shipped it (git checkout, or reinstall the package)") from None
+        raise _not_utf8(path, error) from None
 
 
 def folders_with_descriptor(path: Path | str):

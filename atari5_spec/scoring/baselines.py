@@ -12,6 +12,7 @@ Plain csv reading (no pandas): ``score`` must start fast.
 from __future__ import annotations
 
 import csv
+import os
 
 import re
 from functools import lru_cache
@@ -144,7 +145,7 @@ def seed_runs(algorithm_id: str, root: Path | None = None) -> dict[str, tuple[fl
 @lru_cache(maxsize=2)
 def _seed_table(root: str) -> dict[str, dict[str, tuple[float, ...]]]:
     path = Path(root) / "data" / "seed_scores.csv"
-    if not path.is_file():
+    if not os.path.lexists(path):  # present but not a plain file: the read gate names it, never skipped
         return {}
     table: dict[str, dict[str, list[tuple[float, float]]]] = {}
     from ..data.paths import package_text_stream

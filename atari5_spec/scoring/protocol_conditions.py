@@ -19,6 +19,7 @@ was not measured under (:mod:`.relative`).
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -138,7 +139,7 @@ def agents_below_random(games: Sequence[str], constants: Mapping[str, tuple[floa
             below.add(r["algorithm_id"])
     sums: dict[tuple[str, str, str], list[float]] = {}
     path = folder / "budget_scores.csv"
-    if path.is_file():
+    if os.path.lexists(path):  # present but not a plain file: the read gate names it
         for r in read_package_rows(path, folder.parent):
             if r["game_id"] in games:
                 key = (r["algorithm_id"], r["training_frames"], r["game_id"])
